@@ -1,0 +1,160 @@
+import type { MessageHandle } from '@social-layer/client';
+import { el, stopPropagation } from './dom.ts';
+import { compareSnowflakes, messageAuthorLabel } from './handles.ts';
+import type { ChatPanelOptions, PluginClient } from './types.ts';
+
+/**
+ * A lobby's chat: the message list and an input line. It shows what the client reports
+ * (`messageCreated`) and what the game hands it ({@link LobbyChatPanel.showMessages}, for
+ * history), and sends through `client.sendLobbyMessage`. It has no Phaser import, so it works
+ * in any DOM.
+ */
+export class LobbyChatPanel {
+  /** The panel's root element (class `sl-panel sl-chat`). */
+  readonly element: HTMLElement;
+  readonly lobbyId: string;
+  readonly #client: PluginClient;
+  readonly #log: HTMLUListElement;
+  readonly #input: HTMLInputElement;
+  readonly #send: HTMLButtonElement;
+  readonly #error: HTMLElement;
+  readonly #empty: HTMLLIElement;
+  readonly #rows = new Map<string, HTMLLIElement>();
+  readonly #maxMessages: number;
+  readonly #unsubscribe: (() => void)[] = [];
+  #destroyed = false;
+
+  constructor(client: PluginClient, lobbyId: string, parent: HTMLElement, options: ChatPanelOptions = {}) {
+    this.#client = client;
+    this.lobbyId = lobbyId;
+    this.#maxMessages = options.maxMessages ?? 200;
+    const doc = parent.ownerDocument;
+
+    this.element = el(doc, 'section', `sl-panel sl-chat sl-anchor-${options.anchor ?? 'bottom-left'}`);
+    this.element.setAttribute('aria-label', options.title ?? 'Lobby chat');
+    const title = el(doc, 'h2', 'sl-panel-title');
+    title.textContent = options.title ?? 'Lobby chat';
+    this.#log = el(doc, 'ul', 'sl-chat-log');
+    this.#log.setAttribute('aria-live', 'polite');
+    this.#empty = el(doc, 'li', 'sl-chat-empty');
+    this.#empty.textContent = 'No messages yet.';
+    this.#log.append(this.#empty);
+    this.#error = el(doc, 'div', 'sl-chat-error');
+    this.#error.setAttribute('role', 'alert');
+    const form = el(doc, 'form', 'sl-chat-form');
+    this.#input = el(doc, 'input', 'sl-chat-input');
+    this.#input.type = 'text';
+    this.#input.placeholder = options.placeholder ?? 'Say something…';
+    this.#input.setAttribute('aria-label', 'Chat message');
+    this.#input.autocomplete = 'off';
+    this.#send = el(doc, 'button', 'sl-chat-send');
+    this.#send.type = 'submit';
+    this.#send.textContent = 'Send';
+    form.append(this.#input, this.#send);
+    this.element.append(title, this.#log, this.#error, form);
+
+    form.addEventListener('submit', this.#onSubmit);
+    this.#input.addEventListener('keydown', stopPropagation);
+    this.#input.addEventListener('keyup', stopPropagation);
+    this.#unsubscribe.push(client.on('messageCreated', this.#onMessageCreated));
+    parent.append(this.element);
+  }
+
+  /** Adds messages (history, say, newest first as `getLobbyMessagesWithLimit` returns them). */
+  showMessages(messages: Iterable<MessageHandle>): void {
+    for (const message of messages) this.#add(message);
+  }
+
+  /** How many messages are on screen. */
+  get messageCount(): number {
+    return this.#rows.size;
+  }
+
+  /** Focuses the input line. */
+  focus(): void {
+    this.#input.focus();
+  }
+
+  /** Unsubscribes from the client and removes the panel from the page. Safe to call twice. */
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    for (const off of this.#unsubscribe.splice(0)) off();
+    this.#input.removeEventListener('keydown', stopPropagation);
+    this.#input.removeEventListener('keyup', stopPropagation);
+    this.element.querySelector('form')?.removeEventListener('submit', this.#onSubmit);
+    this.element.remove();
+    this.#rows.clear();
+  }
+
+  readonly #onMessageCreated = (messageId: string): void => {
+    const message = this.#client.getMessageHandle(messageId);
+    if (message) this.#add(message);
+  };
+
+  readonly #onSubmit = (event: Event): void => {
+    event.preventDefault();
+    const content = this.#input.value.trim();
+    if (!content || this.#send.disabled) return;
+    this.#error.textContent = '';
+    this.#send.disabled = true;
+    this.#input.value = '';
+    this.#client
+      .sendLobbyMessage(this.lobbyId, content)
+      .then((messageId) => {
+        // The Gateway echo normally shows it first; this covers a slow or missed dispatch.
+        const message = this.#client.getMessageHandle(messageId);
+        if (message) this.#add(message);
+      })
+      .catch((error: unknown) => {
+        if (this.#destroyed) return;
+        if (!this.#input.value) this.#input.value = content;
+        this.#error.textContent = `Not sent: ${error instanceof Error ? error.message : String(error)}`;
+      })
+      .finally(() => {
+        this.#send.disabled = false;
+      });
+  };
+
+  #add(message: MessageHandle): void {
+    if (this.#destroyed || message.lobbyId !== this.lobbyId || this.#rows.has(message.id)) return;
+    const doc = this.element.ownerDocument;
+    const row = el(doc, 'li', 'sl-chat-message');
+    row.dataset.messageId = message.id;
+    row.dataset.authorId = message.authorId;
+    if (message.authorId === this.#client.getCurrentUserV2()?.id) row.classList.add('sl-own');
+    const time = el(doc, 'time', 'sl-chat-time');
+    const sent = new Date(message.sentTimestamp);
+    time.dateTime = sent.toISOString();
+    time.textContent = sent.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    const author = el(doc, 'span', 'sl-chat-author');
+    author.textContent = messageAuthorLabel(message);
+    const text = el(doc, 'span', 'sl-chat-text');
+    text.textContent = message.content();
+    row.append(time, author, text);
+
+    const stick = this.#log.scrollHeight - this.#log.scrollTop - this.#log.clientHeight < 24;
+    this.#insertInOrder(message.id, row);
+    this.#rows.set(message.id, row);
+    this.#empty.remove();
+    while (this.#rows.size > this.#maxMessages) {
+      const oldest = this.#log.firstElementChild as HTMLLIElement;
+      this.#rows.delete(oldest.dataset.messageId ?? '');
+      oldest.remove();
+    }
+    if (stick) this.#log.scrollTop = this.#log.scrollHeight;
+  }
+
+  /** Message IDs are snowflakes, so their order is send order even when history arrives late. */
+  #insertInOrder(id: string, row: HTMLLIElement): void {
+    let after: HTMLLIElement | null = null;
+    for (const existing of this.#log.children) {
+      const existingId = (existing as HTMLElement).dataset.messageId;
+      if (existingId && compareSnowflakes(existingId, id) > 0) {
+        after = existing as HTMLLIElement;
+        break;
+      }
+    }
+    this.#log.insertBefore(row, after);
+  }
+}

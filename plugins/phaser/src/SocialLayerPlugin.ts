@@ -1,0 +1,116 @@
+import * as Phaser from 'phaser';
+import { LobbyOverlay } from './LobbyOverlay.ts';
+import type { LobbyChatPanel } from './LobbyChatPanel.ts';
+import type { LobbyMemberList } from './LobbyMemberList.ts';
+import type { AttachOptions, PluginClient, ShowLobbyOptions } from './types.ts';
+
+/**
+ * Scene plugin that puts Social Layer lobby panels (chat, members) over a Phaser scene.
+ *
+ * Lifecycle: `boot` hooks the scene's update, shutdown and destroy events; `update` pumps the
+ * client's queued callbacks when asked to; `shutdown` removes the panels and every client
+ * listener (the scene's `create` attaches again when it restarts); `destroy` also unhooks the
+ * scene events. The social logic is the client's: this only shows it.
+ *
+ * Install with `plugins: { scene: [SocialLayerPlugin.sceneConfig()] }` in the game config, then
+ * in a scene: `this.socialLayer.attach(client).showLobby(lobbyId)`.
+ */
+export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
+  /** Plugin key in the Phaser plugin cache. */
+  static readonly key = 'SocialLayerPlugin';
+  /** Property the plugin appears under on every Scene (see the type augmentation). */
+  static readonly mapping = 'socialLayer';
+
+  /** The entry for `GameConfig.plugins.scene`. */
+  static sceneConfig(): Phaser.Types.Core.PluginObjectItem {
+    return { key: SocialLayerPlugin.key, plugin: SocialLayerPlugin, mapping: SocialLayerPlugin.mapping };
+  }
+
+  #client: PluginClient | undefined;
+  #pumpCallbacks = false;
+  #overlay: LobbyOverlay | undefined;
+  #events: Phaser.Events.EventEmitter | undefined;
+
+  override boot(): void {
+    const events = this.systems?.events;
+    if (!events || this.#events) return;
+    this.#events = events;
+    events.on(Phaser.Scenes.Events.UPDATE, this.#onUpdate);
+    events.on(Phaser.Scenes.Events.SHUTDOWN, this.#onShutdown);
+    events.once(Phaser.Scenes.Events.DESTROY, this.#onDestroy);
+  }
+
+  /** The client attached since the scene last started, if any. */
+  get client(): PluginClient | undefined {
+    return this.#client;
+  }
+
+  /** The chat panel while a lobby is shown. */
+  get chat(): LobbyChatPanel | undefined {
+    return this.#overlay?.chat;
+  }
+
+  /** The member list while a lobby is shown. */
+  get members(): LobbyMemberList | undefined {
+    return this.#overlay?.members;
+  }
+
+  /** Uses `client` until the scene shuts down. Attaching another client detaches the first. */
+  attach(client: PluginClient, options: AttachOptions = {}): this {
+    if (this.#client !== client) this.detach();
+    this.#client = client;
+    this.#pumpCallbacks = options.pumpCallbacks ?? false;
+    return this;
+  }
+
+  /** Shows the panels for `lobbyId` over the game canvas, replacing any shown before. */
+  showLobby(lobbyId: string, options: ShowLobbyOptions = {}): this {
+    const client = this.#client;
+    if (!client) throw new Error('SocialLayerPlugin: call attach(client) before showLobby()');
+    if (!this.#overlay) {
+      const canvas = this.game?.canvas ?? this.scene?.sys.game.canvas;
+      const parent = canvas?.parentElement;
+      if (!parent) throw new Error('SocialLayerPlugin: the game canvas is not in the page yet');
+      this.#overlay = new LobbyOverlay(client, parent);
+    }
+    this.#overlay.showLobby(lobbyId, options);
+    return this;
+  }
+
+  /** Removes the panels; the client stays attached. */
+  hideLobby(): this {
+    this.#overlay?.hideLobby();
+    return this;
+  }
+
+  /** Removes the panels and forgets the client (what scene shutdown does). */
+  detach(): this {
+    this.#overlay?.destroy();
+    this.#overlay = undefined;
+    this.#client = undefined;
+    this.#pumpCallbacks = false;
+    return this;
+  }
+
+  override destroy(): void {
+    this.detach();
+    const events = this.#events;
+    this.#events = undefined;
+    events?.off(Phaser.Scenes.Events.UPDATE, this.#onUpdate);
+    events?.off(Phaser.Scenes.Events.SHUTDOWN, this.#onShutdown);
+    events?.off(Phaser.Scenes.Events.DESTROY, this.#onDestroy);
+    super.destroy();
+  }
+
+  readonly #onUpdate = (): void => {
+    if (this.#pumpCallbacks) this.#client?.runCallbacks();
+  };
+
+  readonly #onShutdown = (): void => {
+    this.detach();
+  };
+
+  readonly #onDestroy = (): void => {
+    this.destroy();
+  };
+}

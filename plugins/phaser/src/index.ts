@@ -1,0 +1,18 @@
+/**
+ * @social-layer/phaser: lobby chat and member-list panels for Phaser 4 games, over the
+ * Social Layer client. Importing this module loads Phaser, so it runs in browsers only.
+ */
+import './augment.ts';
+
+export { SocialLayerPlugin } from './SocialLayerPlugin.ts';
+export { LobbyOverlay } from './LobbyOverlay.ts';
+export { LobbyChatPanel } from './LobbyChatPanel.ts';
+export { LobbyMemberList } from './LobbyMemberList.ts';
+export type {
+  AttachOptions,
+  ChatPanelOptions,
+  MemberListOptions,
+  PanelAnchor,
+  PluginClient,
+  ShowLobbyOptions,
+} from './types.ts';

@@ -1,0 +1,89 @@
+/**
+ * The panels' stylesheet. Injected once per document while any overlay lives (reference
+ * counted), so importing the plugin has no side effects and a destroyed game leaves no trace.
+ * Every selector is prefixed `sl-` so it cannot collide with the game page's own CSS; the
+ * custom properties on `.sl-overlay` are the theme a game may override.
+ */
+const CSS = `
+.sl-overlay {
+  --sl-bg: rgba(18, 20, 31, 0.82);
+  --sl-fg: #eef0f7;
+  --sl-muted: #9aa1b8;
+  --sl-accent: #7c9cff;
+  --sl-online: #46d37e;
+  --sl-offline: #6b7084;
+  --sl-error: #ff7a7a;
+  --sl-radius: 10px;
+  position: absolute; inset: 0; pointer-events: none; z-index: 10;
+  font: 14px/1.35 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--sl-fg);
+}
+.sl-panel {
+  position: absolute; pointer-events: auto; box-sizing: border-box;
+  display: flex; flex-direction: column;
+  background: var(--sl-bg); border: 1px solid rgba(255, 255, 255, 0.08);
+  border-radius: var(--sl-radius); box-shadow: 0 6px 24px rgba(0, 0, 0, 0.35);
+  backdrop-filter: blur(6px); overflow: hidden;
+}
+.sl-anchor-top-left { top: 12px; left: 12px; }
+.sl-anchor-top-right { top: 12px; right: 12px; }
+.sl-anchor-bottom-left { bottom: 12px; left: 12px; }
+.sl-anchor-bottom-right { bottom: 12px; right: 12px; }
+.sl-panel-title {
+  margin: 0; padding: 8px 12px; font-size: 12px; font-weight: 600; letter-spacing: 0.06em;
+  text-transform: uppercase; color: var(--sl-muted); border-bottom: 1px solid rgba(255, 255, 255, 0.06);
+  display: flex; justify-content: space-between; align-items: center;
+}
+.sl-chat { width: min(360px, calc(100% - 24px)); height: min(300px, 45%); }
+.sl-chat-log { flex: 1; overflow-y: auto; margin: 0; padding: 8px 12px; list-style: none; }
+.sl-chat-message { margin: 0 0 6px; word-wrap: break-word; overflow-wrap: anywhere; }
+.sl-chat-author { font-weight: 600; color: var(--sl-accent); margin-right: 6px; }
+.sl-chat-message.sl-own .sl-chat-author { color: var(--sl-online); }
+.sl-chat-time { float: right; margin-left: 8px; font-size: 11px; color: var(--sl-muted); }
+.sl-chat-empty { color: var(--sl-muted); font-style: italic; }
+.sl-chat-form { display: flex; gap: 6px; padding: 8px; border-top: 1px solid rgba(255, 255, 255, 0.06); }
+.sl-chat-input {
+  flex: 1; min-width: 0; padding: 7px 10px; border-radius: 7px; border: 1px solid rgba(255, 255, 255, 0.12);
+  background: rgba(255, 255, 255, 0.06); color: var(--sl-fg); font: inherit; outline: none;
+}
+.sl-chat-input:focus { border-color: var(--sl-accent); }
+.sl-chat-send {
+  padding: 7px 12px; border: 0; border-radius: 7px; background: var(--sl-accent); color: #0d1020;
+  font: inherit; font-weight: 600; cursor: pointer;
+}
+.sl-chat-send:disabled { opacity: 0.5; cursor: default; }
+.sl-chat-error { padding: 0 12px 6px; font-size: 12px; color: var(--sl-error); }
+.sl-chat-error:empty { display: none; }
+.sl-members { width: 220px; max-height: 50%; }
+.sl-member-list { margin: 0; padding: 6px 0; list-style: none; overflow-y: auto; }
+.sl-member { display: flex; align-items: center; gap: 8px; padding: 4px 12px; }
+.sl-member-status { width: 8px; height: 8px; border-radius: 50%; background: var(--sl-offline); flex: none; }
+.sl-member.sl-connected .sl-member-status { background: var(--sl-online); box-shadow: 0 0 6px var(--sl-online); }
+.sl-member-swatch { width: 12px; height: 12px; border-radius: 50%; flex: none; border: 1px solid rgba(255, 255, 255, 0.4); }
+.sl-member-name { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.sl-member:not(.sl-connected) .sl-member-name { color: var(--sl-muted); }
+.sl-member-you { font-size: 11px; color: var(--sl-muted); }
+`;
+
+const ATTRIBUTE = 'data-social-layer-phaser';
+const users = new WeakMap<Document, number>();
+
+/** Adds the stylesheet to `doc` unless present; pair every call with {@link releaseStyles}. */
+export function retainStyles(doc: Document): void {
+  const count = users.get(doc) ?? 0;
+  users.set(doc, count + 1);
+  if (count > 0) return;
+  const style = doc.createElement('style');
+  style.setAttribute(ATTRIBUTE, '');
+  style.textContent = CSS;
+  doc.head.appendChild(style);
+}
+
+export function releaseStyles(doc: Document): void {
+  const count = (users.get(doc) ?? 0) - 1;
+  if (count > 0) {
+    users.set(doc, count);
+    return;
+  }
+  users.delete(doc);
+  doc.head.querySelector(`style[${ATTRIBUTE}]`)?.remove();
+}

@@ -1,0 +1,48 @@
+import type { Client } from '@social-layer/client';
+
+/**
+ * The slice of the Client API the plugin uses. Naming it keeps the plugin honest about having
+ * no social logic of its own, and lets a test hand in a small fake.
+ */
+export type PluginClient = Pick<
+  Client,
+  'on' | 'getLobbyHandle' | 'getMessageHandle' | 'getCurrentUserV2' | 'sendLobbyMessage' | 'runCallbacks'
+>;
+
+/** Where a panel sits over the game canvas. */
+export type PanelAnchor = 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right';
+
+export interface ChatPanelOptions {
+  /** Panel heading. Default 'Lobby chat'. */
+  title?: string;
+  /** Input placeholder. Default 'Say something…'. */
+  placeholder?: string;
+  /** Oldest rows are dropped past this many. Default 200. */
+  maxMessages?: number;
+  /** Default 'bottom-left'. */
+  anchor?: PanelAnchor;
+}
+
+export interface MemberListOptions {
+  /** Panel heading. Default 'Players'. */
+  title?: string;
+  /** Default 'top-right'. */
+  anchor?: PanelAnchor;
+  /** A CSS color for a member's swatch (the game's avatar color, say); none draws no swatch. */
+  memberColor?: (memberId: string) => string | undefined;
+}
+
+export interface ShowLobbyOptions {
+  /** Chat panel options, or false for no chat panel. */
+  chat?: ChatPanelOptions | false;
+  /** Member list options, or false for no member list. */
+  members?: MemberListOptions | false;
+}
+
+export interface AttachOptions {
+  /**
+   * Call `client.runCallbacks()` on every scene update. Turn it on when the client was made with
+   * `queueEvents: true`, so social events land inside the game loop. Default false.
+   */
+  pumpCallbacks?: boolean;
+}

@@ -1,0 +1,112 @@
+import * as Phaser from 'phaser';
+import type { Client } from '@social-layer/client';
+import { SocialLayerPlugin } from '@social-layer/phaser';
+import { WORLD } from './avatarState.ts';
+import { saveDisplayName } from './identity.ts';
+import { LobbyScene } from './LobbyScene.ts';
+import { joinLobby, loadConfig, type LobbySession } from './session.ts';
+
+/** What the sample puts on `window.__socialLayerSample`, for tests and for poking in devtools. */
+export interface SampleHook {
+  /** Resolves when the player is in the lobby and the scene is drawn; rejects on failure. */
+  ready: Promise<void>;
+  client?: Client;
+  lobbyId?: string;
+  userId?: string;
+  secret?: string;
+  game?: Phaser.Game;
+  /** An avatar's drawn position in world units. */
+  avatarPosition(userId: string): { x: number; y: number } | undefined;
+  /** Page (viewport) coordinates of a world position, to click there. */
+  worldToClient(x: number, y: number): { x: number; y: number } | undefined;
+}
+
+declare global {
+  interface Window {
+    __socialLayerSample: SampleHook;
+  }
+}
+
+const statusLine = document.getElementById('status') as HTMLElement;
+let scene: LobbyScene | undefined;
+let game: Phaser.Game | undefined;
+
+const hook: SampleHook = {
+  ready: start(),
+  avatarPosition: (userId) => scene?.avatarPosition(userId),
+  worldToClient(x, y) {
+    const rect = game?.canvas.getBoundingClientRect();
+    if (!rect) return undefined;
+    return { x: rect.left + (x / WORLD.width) * rect.width, y: rect.top + (y / WORLD.height) * rect.height };
+  },
+};
+window.__socialLayerSample = hook;
+hook.ready.catch((error: unknown) => {
+  console.error(error);
+  statusLine.textContent = `Could not join: ${error instanceof Error ? error.message : String(error)}`;
+  statusLine.classList.add('error');
+});
+
+async function start(): Promise<void> {
+  const config = await loadConfig();
+  const session = await joinLobby(config, (step) => (statusLine.textContent = step));
+  Object.assign(hook, { client: session.client, lobbyId: session.lobbyId, userId: session.userId, secret: session.secret });
+
+  scene = new LobbyScene(session);
+  game = new Phaser.Game({
+    type: Phaser.AUTO,
+    parent: 'game',
+    width: WORLD.width,
+    height: WORLD.height,
+    backgroundColor: '#12151f',
+    scale: { mode: Phaser.Scale.FIT, autoCenter: Phaser.Scale.CENTER_BOTH },
+    plugins: { scene: [SocialLayerPlugin.sceneConfig()] },
+    scene: [scene],
+  });
+  hook.game = game;
+  await scene.created;
+  statusLine.textContent = '';
+  setUpHeader(session);
+}
+
+/** The name field and the invite button in the page header. */
+function setUpHeader({ client }: LobbySession): void {
+  const form = document.getElementById('name-form') as HTMLFormElement;
+  const input = document.getElementById('name-input') as HTMLInputElement;
+  const invite = document.getElementById('invite') as HTMLButtonElement;
+  input.value = client.getCurrentUserV2()?.displayName ?? '';
+  form.hidden = false;
+  invite.hidden = false;
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const name = input.value.trim();
+    if (!name) return;
+    input.disabled = true;
+    client
+      .updateProvisionalAccountDisplayName(name)
+      .then(() => {
+        saveDisplayName(name);
+        input.blur();
+      })
+      .catch((error: unknown) => {
+        statusLine.textContent = `Could not rename: ${error instanceof Error ? error.message : String(error)}`;
+      })
+      .finally(() => (input.disabled = false));
+  });
+  // Keys typed in the header are not game input.
+  input.addEventListener('keydown', (event) => event.stopPropagation());
+
+  invite.addEventListener('click', () => {
+    void navigator.clipboard?.writeText(location.href).then(
+      () => flash(invite, 'Link copied!'),
+      () => flash(invite, 'Copy the address bar'),
+    );
+  });
+}
+
+function flash(button: HTMLButtonElement, text: string): void {
+  const original = button.textContent;
+  button.textContent = text;
+  setTimeout(() => (button.textContent = original), 1500);
+}
