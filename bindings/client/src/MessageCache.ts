@@ -1,0 +1,58 @@
+import type { Metadata } from '@social-layer/protocol';
+
+/** What the client keeps of one message; MessageHandle reads it. */
+export interface MessageRecord {
+  readonly id: string;
+  readonly channelId: string;
+  /** '0' when the message is not a lobby message. */
+  readonly lobbyId: string;
+  readonly authorId: string;
+  readonly applicationId: string;
+  content: string;
+  metadata: Metadata;
+  moderationMetadata: Metadata;
+  /** ms since the epoch. */
+  sentTimestamp: number;
+  /** The author's lobby additional name at send time, if any. */
+  additionalName: string | null;
+  /** Set once `messageCreated` has fired for it, so it never fires twice. */
+  announced: boolean;
+}
+
+/**
+ * The spec's message cache: the 25 most recent messages per channel, for `getMessageHandle`.
+ * Eviction only forgets the ID lookup; handles hold their record, so they keep working.
+ */
+export class MessageCache {
+  static readonly perChannel = 25;
+  private readonly byId = new Map<string, MessageRecord>();
+  private readonly byChannel = new Map<string, string[]>();
+
+  get(id: string): MessageRecord | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Adds `record`, or refreshes the cached one with the same ID and returns that instead. */
+  put(record: MessageRecord): MessageRecord {
+    const existing = this.byId.get(record.id);
+    if (existing) {
+      existing.content = record.content;
+      existing.metadata = record.metadata;
+      existing.moderationMetadata = record.moderationMetadata;
+      return existing;
+    }
+    this.byId.set(record.id, record);
+    const ids = this.byChannel.get(record.channelId) ?? [];
+    ids.push(record.id);
+    if (ids.length > MessageCache.perChannel) {
+      for (const evicted of ids.splice(0, ids.length - MessageCache.perChannel)) this.byId.delete(evicted);
+    }
+    this.byChannel.set(record.channelId, ids);
+    return record;
+  }
+
+  clear(): void {
+    this.byId.clear();
+    this.byChannel.clear();
+  }
+}

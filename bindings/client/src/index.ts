@@ -1,0 +1,24 @@
+// The public surface of @social-layer/client: the Client, its handles, its error class, and
+// every type and enum that appears in their signatures (re-exported from the protocol package
+// so a game needs only this import).
+export { Client, type TokenExchangeResult } from './Client.ts';
+export { ClientResultError, errorTypeToString, type ClientResultInit } from './ClientResultError.ts';
+export type { ClientEvents, ClientEventName, Unsubscribe } from './events.ts';
+export { LobbyHandle } from './LobbyHandle.ts';
+export { LobbyMemberHandle } from './LobbyMemberHandle.ts';
+export type { LogCallback } from './Logger.ts';
+export { MessageHandle } from './MessageHandle.ts';
+export { DEFAULT_API_BASE, type ClientOptions } from './options.ts';
+export { UserHandle } from './UserHandle.ts';
+export { DEFAULT_HTTP_TIMEOUT_MS, type FetchLike } from './HttpApi.ts';
+export type { WebSocketConstructor, WebSocketLike } from './webSocket.ts';
+export {
+  AuthenticationExternalAuthType,
+  AuthorizationTokenType,
+  ChannelType,
+  ClientError,
+  ClientStatus,
+  ErrorType,
+  LoggingSeverity,
+  type Metadata,
+} from '@social-layer/protocol';

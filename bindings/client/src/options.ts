@@ -1,0 +1,31 @@
+import type { FetchLike } from './HttpApi.ts';
+import type { WebSocketConstructor } from './webSocket.ts';
+
+export interface ClientOptions {
+  /** Server origin, e.g. 'http://127.0.0.1:3333'. Default: the page's origin in a browser, else that. */
+  apiBase?: string;
+  /** Application (client) ID; READY sets it when left unset. */
+  applicationId?: string;
+  /** WebSocket class to use. Needed nowhere: default is the global one, else the `ws` package. */
+  webSocket?: WebSocketConstructor;
+  /** Hold every event until `runCallbacks()`, as the native SDK's callback pump. Default false. */
+  queueEvents?: boolean;
+  /** fetch implementation (default: the global fetch). */
+  fetch?: FetchLike;
+  /** HTTP request timeout in ms (default 30000); see also `setHttpRequestTimeout`. */
+  httpTimeoutMs?: number;
+  /** First reconnect delay in ms before jitter (default 1000); doubles per failed attempt. */
+  reconnectBaseDelayMs?: number;
+  /** Largest reconnect delay in ms (default 30000). */
+  reconnectMaxDelayMs?: number;
+  /** Watchdog from opening a Gateway socket to READY/RESUMED, in ms (default 30000). */
+  handshakeTimeoutMs?: number;
+}
+
+export const DEFAULT_API_BASE = 'http://127.0.0.1:3333';
+
+export function defaultApiBase(): string {
+  const location = (globalThis as { location?: { origin?: string; protocol?: string } }).location;
+  if (location?.origin && /^https?:$/.test(location.protocol ?? '')) return location.origin;
+  return DEFAULT_API_BASE;
+}
