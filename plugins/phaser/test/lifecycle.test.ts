@@ -1,0 +1,130 @@
+/**
+ * The plugin in a real Phaser game in headless Chromium, against a fake client (no server):
+ * panels render from client events, sending goes through the client, update pumps callbacks
+ * when asked, and shutdown and destroy leave no listener and no DOM behind.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const resultsDir = resolve(here, '../../../test-results');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}. Install Debian's package (apt-get install -y chromium) or set ` +
+        'CHROMIUM_PATH; this test never downloads a browser.',
+    );
+  }
+  const bundle = await esbuild.build({
+    entryPoints: [join(here, 'harness.ts')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    logLevel: 'warning',
+  });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  page = await browser.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.setContent('<!doctype html><html><head></head><body></body></html>');
+  await page.addScriptTag({ type: 'module', content: bundle.outputFiles[0]!.text });
+  await page.waitForFunction(() => 'harness' in window);
+  await page.evaluate(() => (window as any).harness.booted);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const listenerCount = () => page.evaluate(() => (window as any).harness.client.listenerCount() as number);
+
+describe('SocialLayerPlugin in a Phaser game', () => {
+  it('shows the member list from the lobby handle and follows member events', async () => {
+    await page.locator('.sl-members .sl-member').first().waitFor();
+    expect(await page.locator('.sl-member-name').allTextContents()).toEqual(['Ada', 'Grace']);
+    expect(await page.locator('.sl-member[data-user-id="1"]').getAttribute('data-connected')).toBe('true');
+    expect(await page.locator('.sl-member[data-user-id="2"]').getAttribute('data-connected')).toBe('false');
+    expect(await page.locator('.sl-member[data-user-id="1"] .sl-member-you').count()).toBe(1);
+
+    await page.evaluate(() => {
+      const { client } = (window as any).harness;
+      client.members.get('2').connected = true;
+      client.emit('lobbyMemberUpdated', '42', '2');
+      client.members.set('3', { id: '3', name: 'Linus', connected: true });
+      client.emit('lobbyMemberAdded', '99', '3'); // another lobby's event: no redraw
+    });
+    expect(await page.locator('.sl-member[data-user-id="2"]').getAttribute('data-connected')).toBe('true');
+    expect(await page.locator('.sl-member[data-user-id="3"]').count()).toBe(0);
+    await page.evaluate(() => (window as any).harness.client.emit('lobbyMemberAdded', '42', '3'));
+    expect(await page.locator('.sl-member-count').textContent()).toBe('3/3');
+  });
+
+  it('shows messages of its lobby in snowflake order and sends through the client', async () => {
+    await page.evaluate(() => {
+      const { client } = (window as any).harness;
+      client.messages.set('500', { id: '500', lobbyId: '42', authorId: '2', content: 'second' });
+      client.messages.set('7', { id: '7', lobbyId: '99', authorId: '2', content: 'other lobby' });
+      client.emit('messageCreated', '500');
+      client.emit('messageCreated', '7');
+      client.messages.set('90', { id: '90', lobbyId: '42', authorId: '3', content: 'first' });
+      const scene = (window as any).harness.scene();
+      scene.socialLayer.chat.showMessages([client.getMessageHandle('90'), client.getMessageHandle('500')]);
+    });
+    expect(await page.locator('.sl-chat-text').allTextContents()).toEqual(['first', 'second']);
+    expect(await page.locator('.sl-chat-author').allTextContents()).toEqual(['Linus', 'Grace']);
+
+    await page.locator('.sl-chat-input').fill('  hi there ');
+    await page.locator('.sl-chat-input').press('Enter');
+    await page.locator('.sl-chat-message.sl-own').waitFor();
+    expect(await page.evaluate(() => (window as any).harness.client.sent)).toEqual([{ lobbyId: '42', content: 'hi there' }]);
+    expect(await page.locator('.sl-chat-text').allTextContents()).toEqual(['first', 'second', 'hi there']);
+    expect(await page.locator('.sl-chat-input').inputValue()).toBe('');
+    await mkdir(resultsDir, { recursive: true });
+    await page.screenshot({ path: join(resultsDir, 'phaser-plugin-panels.png') });
+  });
+
+  it('frees every client listener and its DOM on shutdown, and attaches again on restart', async () => {
+    expect(await listenerCount()).toBeGreaterThan(0);
+    await page.evaluate(() => (window as any).harness.scene().scene.stop());
+    expect(await listenerCount()).toBe(0);
+    expect(await page.locator('.sl-overlay').count()).toBe(0);
+    expect(await page.locator('style[data-social-layer-phaser]').count()).toBe(0);
+
+    const before = await page.evaluate(() => (window as any).harness.client.runCallbacksCalls as number);
+    await page.evaluate(() => (window as any).harness.scene().scene.start('test', { pump: true }));
+    await page.locator('.sl-members .sl-member').first().waitFor();
+    expect(await listenerCount()).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.evaluate(() => (window as any).harness.client.runCallbacksCalls as number))
+      .toBeGreaterThan(before + 2);
+  });
+
+  it('frees everything when the game is destroyed', async () => {
+    await page.evaluate(() => (window as any).harness.game.destroy(true));
+    await expect.poll(listenerCount).toBe(0);
+    expect(await page.locator('.sl-overlay').count()).toBe(0);
+    expect(await page.locator('style[data-social-layer-phaser]').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+});

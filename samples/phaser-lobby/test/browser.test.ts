@@ -1,0 +1,193 @@
+/**
+ * End to end: the real server in-process serves the built sample; two headless Chromium
+ * players (separate browser contexts, so separate device IDs) meet in one lobby, chat, move,
+ * and one of them reloads and gets the same account, lobby and chat history back.
+ *
+ * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../build.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '../../..');
+const resultsDir = join(repoRoot, 'test-results');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Fields of window.__socialLayerSample that survive serialization out of the page. */
+interface HookInfo {
+  userId: string;
+  lobbyId: string;
+  secret: string;
+  displayName: string;
+}
+
+let server: RunningServer;
+let dataDir: string;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+const pageErrors: string[] = [];
+
+async function ensureCoreWasmBuilt(): Promise<void> {
+  // `npm test` builds first; a direct `vitest run` of this file may not have.
+  if (existsSync(join(repoRoot, 'core-wasm/build/coreWasmBytes.js'))) return;
+  execFileSync('npm', ['run', 'build', '--workspace=core-wasm'], { cwd: repoRoot, stdio: 'inherit' });
+}
+
+async function openPlayer(name: string, url: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(`${name}: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(`${name} console: ${message.text()}`);
+  });
+  await page.goto(url);
+  return { context, page };
+}
+
+/** Waits for the sample to be in its lobby and returns who it is. */
+async function waitReady(page: Page): Promise<HookInfo> {
+  await page.waitForFunction(() => window.__socialLayerSample !== undefined);
+  await page.evaluate(() => window.__socialLayerSample.ready);
+  return page.evaluate(() => {
+    const hook = window.__socialLayerSample;
+    return {
+      userId: hook.userId as string,
+      lobbyId: hook.lobbyId as string,
+      secret: hook.secret as string,
+      displayName: hook.client?.getCurrentUserV2()?.displayName ?? '',
+    };
+  });
+}
+
+function memberRow(page: Page, userId: string) {
+  return page.locator(`.sl-members .sl-member[data-user-id="${userId}"]`);
+}
+
+async function avatarPosition(page: Page, userId: string) {
+  return page.evaluate((id) => window.__socialLayerSample.avatarPosition(id) ?? null, userId);
+}
+
+async function clickWorld(page: Page, x: number, y: number): Promise<void> {
+  const point = await page.evaluate(([wx, wy]) => window.__socialLayerSample.worldToClient(wx, wy), [x, y] as const);
+  if (!point) throw new Error('the sample has no canvas to click');
+  await page.mouse.click(point.x, point.y);
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}. Install Debian's package (apt-get install -y chromium) or set ` +
+        'CHROMIUM_PATH; this test never downloads a browser.',
+    );
+  }
+  await ensureCoreWasmBuilt();
+  await build();
+  await mkdir(resultsDir, { recursive: true });
+  dataDir = await mkdtemp(join(tmpdir(), 'phaser-lobby-'));
+  const { startServer } = await import('@social-layer/server');
+  server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, logLevel: 'warn' });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}, 180_000);
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => {});
+  await browser?.close();
+  await server?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('phaser-lobby sample in Chromium', () => {
+  it('serves a config that names an application', async () => {
+    const response = await fetch(`${server.url}/games/config.json`);
+    expect(response.status).toBe(200);
+    const config = (await response.json()) as { applicationId?: unknown; apiBase?: unknown };
+    expect(typeof config.applicationId).toBe('string');
+  });
+
+  it('two players meet, chat, move, and a reload brings the same account and history back', async () => {
+    const base = `${server.url}/games/phaser-lobby/`;
+
+    // Player A opens the bare URL: the sample makes a lobby secret and puts it in the URL.
+    const a = await openPlayer('A', base);
+    const infoA = await waitReady(a.page);
+    expect(infoA.userId).toMatch(/^\d+$/);
+    expect(new URL(a.page.url()).searchParams.get('lobby')).toBe(infoA.secret);
+    const inviteUrl = a.page.url();
+
+    // Player B follows the invite link.
+    const b = await openPlayer('B', inviteUrl);
+    const infoB = await waitReady(b.page);
+    expect(infoB.userId).not.toBe(infoA.userId);
+    expect(infoB.lobbyId).toBe(infoA.lobbyId);
+    expect(infoA.displayName).not.toBe('');
+
+    // Each sees the other, connected, by display name, in the plugin's member list.
+    for (const [page, other] of [
+      [a.page, infoB],
+      [b.page, infoA],
+    ] as const) {
+      const row = memberRow(page, other.userId);
+      await expect.poll(() => row.getAttribute('data-connected'), { timeout: 15_000 }).toBe('true');
+      await expect.poll(() => row.locator('.sl-member-name').textContent()).toBe(other.displayName);
+    }
+    await expect.poll(() => avatarPosition(a.page, infoB.userId)).not.toBeNull();
+
+    // A chats; B's panel shows it.
+    const text = `hello from A ${Date.now()}`;
+    await a.page.locator('.sl-chat-input').fill(text);
+    await a.page.locator('.sl-chat-input').press('Enter');
+    const received = b.page.locator('.sl-chat-message', { hasText: text });
+    await received.waitFor({ timeout: 15_000 });
+    expect(await received.getAttribute('data-author-id')).toBe(infoA.userId);
+    expect(await received.locator('.sl-chat-author').textContent()).toBe(infoA.displayName);
+    await a.page.locator('.sl-chat-message', { hasText: text }).waitFor({ timeout: 15_000 });
+    expect(await a.page.locator('.sl-chat-message', { hasText: text }).count()).toBe(1);
+
+    // A clicks the field: its avatar walks there, and B sees it arrive.
+    const target = { x: 700, y: 380 };
+    await clickWorld(a.page, target.x, target.y);
+    await expect.poll(() => avatarPosition(a.page, infoA.userId), { timeout: 15_000 }).toEqual(target);
+    await expect.poll(() => avatarPosition(b.page, infoA.userId), { timeout: 15_000 }).toEqual(target);
+
+    await a.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-a.png') });
+    await b.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-b.png') });
+
+    // B reloads: same guest account (device ID in localStorage), same lobby (secret in the URL),
+    // the chat history is back and A's avatar stands where it moved to.
+    await b.page.reload();
+    const infoB2 = await waitReady(b.page);
+    expect(infoB2.userId).toBe(infoB.userId);
+    expect(infoB2.lobbyId).toBe(infoB.lobbyId);
+    expect(infoB2.displayName).toBe(infoB.displayName);
+    await b.page.locator('.sl-chat-message', { hasText: text }).waitFor({ timeout: 15_000 });
+    await expect.poll(() => avatarPosition(b.page, infoA.userId), { timeout: 15_000 }).toEqual(target);
+    await expect.poll(() => memberRow(a.page, infoB.userId).getAttribute('data-connected'), { timeout: 15_000 }).toBe(
+      'true',
+    );
+    await b.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-b-reloaded.png') });
+
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+});
