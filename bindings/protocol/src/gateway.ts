@@ -37,8 +37,12 @@ export type GatewayCloseCode = (typeof GatewayCloseCode)[keyof typeof GatewayClo
 
 /** Close codes after which a client must not reconnect on its own. */
 export const FATAL_CLOSE_CODES: ReadonlySet<number> = new Set([4004, 4010, 4011, 4012, 4013, 4014]);
-/** Close codes after which the session is gone: reconnect with a fresh Identify, not Resume. */
-export const NEW_SESSION_CLOSE_CODES: ReadonlySet<number> = new Set([1000, 4003, 4005, 4007, 4008, 4009]);
+/**
+ * Close codes after which the session is gone: reconnect with a fresh Identify, not Resume.
+ * Every other code (4000, 4001, 4002, 4009, unknown) is worth a Resume, as @discordjs/ws does
+ * (protocols.md 1.9); the server answers Invalid Session when it cannot resume.
+ */
+export const NEW_SESSION_CLOSE_CODES: ReadonlySet<number> = new Set([1000, 4003, 4005, 4007, 4008]);
 
 /**
  * Dispatch event names. The lobby events are our choice: the public system does not document

@@ -1,0 +1,27 @@
+import type { IncomingMessage } from 'node:http';
+import type { ConnectionTracker } from './events/ConnectionTracker.ts';
+import type { EventBus } from './events/EventBus.ts';
+import type { LobbyService } from './lobbies/LobbyService.ts';
+import type { Logger } from './log/Logger.ts';
+import type { Store } from './storage/Store.ts';
+
+/** What route handlers and the Gateway share. */
+export interface ServerContext {
+  store: Store;
+  bus: EventBus;
+  connections: ConnectionTracker;
+  lobbies: LobbyService;
+  log: Logger;
+  /** http(s)://host:port as the caller reached us. */
+  publicHttpUrl(req: IncomingMessage): string;
+  /** ws(s)://host:port/gateway as the caller reached us. */
+  publicWsUrl(req: IncomingMessage): string;
+}
+
+/** The origin the request was addressed to, so URLs we hand out work from where the client is. */
+export function requestOrigin(req: IncomingMessage, fallbackHost: string): { secure: boolean; host: string } {
+  const forwardedProto = req.headers['x-forwarded-proto'];
+  const secure = (typeof forwardedProto === 'string' && forwardedProto.split(',')[0]!.trim() === 'https') || Boolean((req.socket as { encrypted?: boolean }).encrypted);
+  const host = typeof req.headers.host === 'string' && /^[A-Za-z0-9.\-:[\]]+$/.test(req.headers.host) ? req.headers.host : fallbackHost;
+  return { secure, host };
+}

@@ -1,0 +1,47 @@
+/**
+ * Pub/sub between the code that changes state and the Gateway sessions that must hear of it.
+ * Topics are per recipient (`userTopic`). The in-process bus is the embedded default; a Redis
+ * bus with the same interface carries the same messages between server nodes.
+ */
+export interface Dispatch {
+  /** Dispatch event name (`t`). */
+  t: string;
+  /** The payload already serialized once, so a fan-out to N sessions serializes it once, not N times. */
+  json: string;
+}
+
+export type DispatchHandler = (dispatch: Dispatch) => void;
+
+export interface EventBus {
+  publish(topic: string, dispatch: Dispatch): void;
+  subscribe(topic: string, handler: DispatchHandler): () => void;
+  close(): Promise<void>;
+}
+
+export function userTopic(applicationId: string, userId: string): string {
+  return `u:${applicationId}:${userId}`;
+}
+
+export class LocalEventBus implements EventBus {
+  private readonly handlers = new Map<string, Set<DispatchHandler>>();
+
+  publish(topic: string, dispatch: Dispatch): void {
+    const set = this.handlers.get(topic);
+    if (!set) return;
+    for (const h of set) h(dispatch);
+  }
+
+  subscribe(topic: string, handler: DispatchHandler): () => void {
+    let set = this.handlers.get(topic);
+    if (!set) this.handlers.set(topic, (set = new Set()));
+    set.add(handler);
+    return () => {
+      set.delete(handler);
+      if (set.size === 0) this.handlers.delete(topic);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.handlers.clear();
+  }
+}

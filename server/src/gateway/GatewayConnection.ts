@@ -1,0 +1,209 @@
+import { randomBytes } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import {
+  DispatchEvent,
+  GATEWAY_VERSION,
+  GatewayCloseCode,
+  GatewayLimits,
+  GatewayOpcode,
+  type ReadyData,
+} from '@social-layer/protocol';
+import type { GatewayServer } from './GatewayServer.ts';
+import { Session } from './Session.ts';
+
+/** Bits 0-25 are the documented intents (protocols.md 1.10); anything above is invalid (4013). */
+const VALID_INTENT_MASK = (1 << 26) - 1;
+
+/**
+ * The protocol on one socket: Hello, heartbeats, Identify or Resume, then dispatches from the
+ * session it is attached to. Every way a client can misbehave ends in the documented close code.
+ */
+export class GatewayConnection {
+  private session: Session | null = null;
+  private heartbeatDeadline: NodeJS.Timeout | null = null;
+  private identifyDeadline: NodeJS.Timeout | null = null;
+  private sendTimes: number[] = [];
+  private closing = false;
+
+  constructor(
+    private readonly hub: GatewayServer,
+    private readonly socket: WebSocket,
+    private readonly resumeUrl: string,
+  ) {
+    socket.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
+    socket.on('close', (code) => this.onClose(code));
+    socket.on('error', () => {});
+    this.sendRaw({ op: GatewayOpcode.Hello, d: { heartbeat_interval: hub.heartbeatIntervalMs }, s: null, t: null });
+    this.identifyDeadline = setTimeout(() => this.close(GatewayCloseCode.SessionTimedOut, 'Identify timeout'), hub.heartbeatIntervalMs);
+    this.armHeartbeatDeadline();
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.clearTimers();
+    this.socket.close(code, reason);
+  }
+
+  /** Asks the client to reconnect and resume elsewhere (server shutdown). */
+  reconnect(): void {
+    this.sendRaw({ op: GatewayOpcode.Reconnect, d: null, s: null, t: null });
+    this.close(4000, 'Reconnect');
+  }
+
+  private onMessage(data: Buffer, isBinary: boolean): void {
+    if (this.closing) return;
+    if (!this.withinRateLimit()) return this.close(GatewayCloseCode.RateLimited, 'You are being rate limited.');
+    if (isBinary) return this.close(GatewayCloseCode.DecodeError, 'Binary frames are not supported with encoding=json');
+    if (data.length > GatewayLimits.maxPayloadBytes) return this.close(GatewayCloseCode.DecodeError, 'Payload too large');
+    let payload: unknown;
+    try {
+      payload = JSON.parse(data.toString('utf8'));
+    } catch {
+      return this.close(GatewayCloseCode.DecodeError, 'Error while decoding payload.');
+    }
+    if (typeof payload !== 'object' || payload === null || typeof (payload as { op?: unknown }).op !== 'number') {
+      return this.close(GatewayCloseCode.DecodeError, 'Error while decoding payload.');
+    }
+    const { op, d } = payload as { op: number; d: unknown };
+    switch (op) {
+      case GatewayOpcode.Heartbeat:
+        return this.onHeartbeat(d);
+      case GatewayOpcode.Identify:
+        return void this.onIdentify(d).catch(() => this.close(GatewayCloseCode.UnknownError, 'Unknown error'));
+      case GatewayOpcode.Resume:
+        return void this.onResume(d).catch(() => this.close(GatewayCloseCode.UnknownError, 'Unknown error'));
+      case GatewayOpcode.PresenceUpdate:
+      case GatewayOpcode.VoiceStateUpdate:
+      case GatewayOpcode.RequestGuildMembers:
+      case GatewayOpcode.RequestSoundboardSounds:
+      case GatewayOpcode.RequestChannelInfo:
+        // Known opcodes whose features arrive with later slices: accepted, nothing to do yet.
+        if (!this.session) return this.close(GatewayCloseCode.NotAuthenticated, 'Not authenticated.');
+        return;
+      default:
+        return this.close(GatewayCloseCode.UnknownOpcode, 'Unknown opcode.');
+    }
+  }
+
+  private onHeartbeat(d: unknown): void {
+    if (d !== null && d !== undefined && !(typeof d === 'number' && Number.isInteger(d))) {
+      return this.close(GatewayCloseCode.DecodeError, 'Invalid heartbeat.');
+    }
+    if (typeof d === 'number') this.session?.acknowledge(d);
+    this.armHeartbeatDeadline();
+    this.sendRaw({ op: GatewayOpcode.HeartbeatAck, d: null, s: null, t: null });
+  }
+
+  private async onIdentify(d: unknown): Promise<void> {
+    if (this.session) return this.close(GatewayCloseCode.AlreadyAuthenticated, 'You sent more than one identify payload.');
+    if (typeof d !== 'object' || d === null) return this.close(GatewayCloseCode.DecodeError, 'Invalid identify payload.');
+    const { token, intents } = d as { token?: unknown; intents?: unknown };
+    if (typeof token !== 'string' || token.length === 0 || token.length > 512) return this.close(GatewayCloseCode.AuthenticationFailed, 'Authentication failed.');
+    if (intents !== undefined && (typeof intents !== 'number' || !Number.isInteger(intents) || intents < 0 || (intents & ~VALID_INTENT_MASK) !== 0)) {
+      return this.close(GatewayCloseCode.InvalidIntents, 'Invalid intent(s).');
+    }
+    const identity = await this.hub.authenticate(token);
+    if (this.closing) return;
+    if (!identity) return this.close(GatewayCloseCode.AuthenticationFailed, 'Authentication failed.');
+    if (this.identifyDeadline) clearTimeout(this.identifyDeadline);
+    const session = new Session(randomBytes(16).toString('hex'), identity.user.id, identity.applicationId, token, this.hub.maxBufferedDispatches);
+    this.session = session;
+    this.hub.register(session);
+    session.attach((frame) => this.sendFrame(frame));
+    const ready: ReadyData = {
+      v: GATEWAY_VERSION,
+      user: identity.user,
+      session_id: session.id,
+      resume_gateway_url: this.resumeUrl,
+      application: { id: identity.applicationId, flags: 0 },
+      guilds: [],
+      lobbies: identity.kind === 'bearer' ? await this.hub.lobbies.lobbiesOf(identity.applicationId, identity.user.id) : [],
+    };
+    // The session was subscribed before the lobbies were read, so a change made meanwhile is
+    // either in READY or held and sent right after it; none falls between the two.
+    session.sendReady(JSON.stringify(ready));
+    if (identity.kind === 'bearer') this.hub.connections.attach(identity.applicationId, identity.user.id);
+  }
+
+  private async onResume(d: unknown): Promise<void> {
+    if (this.session) return this.close(GatewayCloseCode.AlreadyAuthenticated, 'Already authenticated.');
+    if (typeof d !== 'object' || d === null) return this.close(GatewayCloseCode.DecodeError, 'Invalid resume payload.');
+    const { token, session_id: sessionId, seq } = d as { token?: unknown; session_id?: unknown; seq?: unknown };
+    if (typeof token !== 'string' || typeof sessionId !== 'string' || !(seq === null || (typeof seq === 'number' && Number.isInteger(seq)))) {
+      return this.close(GatewayCloseCode.DecodeError, 'Invalid resume payload.');
+    }
+    const session = this.hub.sessions.get(sessionId);
+    const identity = session ? await this.hub.authenticate(token) : undefined;
+    if (this.closing) return;
+    if (!session || session.closed || !identity || identity.user.id !== session.userId || identity.applicationId !== session.applicationId) {
+      return this.invalidSession();
+    }
+    const frames = session.framesAfter(seq ?? 0);
+    if (frames === 'invalid-seq') return this.close(GatewayCloseCode.InvalidSeq, 'Invalid seq.');
+    if (frames === 'lost') {
+      this.hub.endSession(session);
+      return this.invalidSession();
+    }
+    if (this.identifyDeadline) clearTimeout(this.identifyDeadline);
+    // The same session may still hold an old socket (a half-open connection): that one loses.
+    this.hub.takeOver(session, this);
+    this.session = session;
+    for (const f of frames) this.sendFrame(f);
+    session.attach((frame) => this.sendFrame(frame));
+    session.send(DispatchEvent.Resumed, '{}');
+    this.hub.connections.attach(session.applicationId, session.userId);
+  }
+
+  private invalidSession(): void {
+    this.sendRaw({ op: GatewayOpcode.InvalidSession, d: false, s: null, t: null });
+  }
+
+  owns(session: Session): boolean {
+    return this.session === session;
+  }
+
+  /** Detaches from the session without ending it (another socket resumed it). */
+  release(): void {
+    this.session = null;
+    this.close(GatewayCloseCode.SessionTimedOut, 'Session resumed elsewhere');
+  }
+
+  private onClose(code: number): void {
+    this.clearTimers();
+    this.closing = true;
+    const session = this.session;
+    this.session = null;
+    if (!session) return;
+    this.hub.detach(session, code === 1000 || code === 1001);
+  }
+
+  private armHeartbeatDeadline(): void {
+    if (this.heartbeatDeadline) clearTimeout(this.heartbeatDeadline);
+    // The first heartbeat may come up to one interval late (client jitter); allow half more for latency.
+    this.heartbeatDeadline = setTimeout(() => this.close(GatewayCloseCode.SessionTimedOut, 'Session timed out'), this.hub.heartbeatIntervalMs * 1.5);
+  }
+
+  private withinRateLimit(): boolean {
+    const now = Date.now();
+    const windowStart = now - GatewayLimits.sendWindowMs;
+    while (this.sendTimes.length > 0 && this.sendTimes[0]! < windowStart) this.sendTimes.shift();
+    this.sendTimes.push(now);
+    return this.sendTimes.length <= GatewayLimits.sendsPerWindow;
+  }
+
+  private clearTimers(): void {
+    if (this.heartbeatDeadline) clearTimeout(this.heartbeatDeadline);
+    if (this.identifyDeadline) clearTimeout(this.identifyDeadline);
+    this.heartbeatDeadline = null;
+    this.identifyDeadline = null;
+  }
+
+  private sendRaw(payload: { op: number; d: unknown; s: null; t: null }): void {
+    this.sendFrame(JSON.stringify(payload));
+  }
+
+  private sendFrame(frame: string): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(frame);
+  }
+}

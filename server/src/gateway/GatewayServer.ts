@@ -1,0 +1,119 @@
+import type { IncomingMessage, Server } from 'node:http';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { GATEWAY_VERSION, GatewayCloseCode, type User } from '@social-layer/protocol';
+import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
+import { type EventBus, userTopic } from '../events/EventBus.ts';
+import type { LobbyService } from '../lobbies/LobbyService.ts';
+import type { Logger } from '../log/Logger.ts';
+import { GatewayConnection } from './GatewayConnection.ts';
+import type { Session } from './Session.ts';
+
+export interface GatewayIdentity {
+  kind: 'bearer' | 'bot';
+  user: User;
+  applicationId: string;
+}
+
+export interface GatewayServerOptions {
+  heartbeatIntervalMs: number;
+  resumeWindowMs: number;
+  maxBufferedDispatches: number;
+  authenticate(token: string): Promise<GatewayIdentity | undefined>;
+  publicWsUrl(req: IncomingMessage): string;
+}
+
+/** The Gateway endpoint: accepts sockets on /gateway and keeps the sessions that outlive them. */
+export class GatewayServer {
+  readonly sessions = new Map<string, Session>();
+  private readonly unsubscribe = new Map<string, () => void>();
+  private readonly connections_ = new Set<GatewayConnection>();
+  private readonly wss: WebSocketServer;
+
+  constructor(
+    server: Server,
+    private readonly options: GatewayServerOptions,
+    private readonly bus: EventBus,
+    readonly connections: ConnectionTracker,
+    readonly lobbies: LobbyService,
+    private readonly log: Logger,
+  ) {
+    // maxPayload is a backstop well above the 4096-byte protocol limit, which the connection
+    // checks itself so it can close with 4002 instead of ws's generic 1009.
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+    server.on('upgrade', (req, socket, head) => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.pathname !== '/gateway' && url.pathname !== '/gateway/') {
+        socket.destroy();
+        return;
+      }
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req, url));
+    });
+  }
+
+  get heartbeatIntervalMs(): number {
+    return this.options.heartbeatIntervalMs;
+  }
+
+  get maxBufferedDispatches(): number {
+    return this.options.maxBufferedDispatches;
+  }
+
+  authenticate(token: string): Promise<GatewayIdentity | undefined> {
+    return this.options.authenticate(token.replace(/^(Bearer|Bot)\s+/i, ''));
+  }
+
+  private accept(ws: WebSocket, req: IncomingMessage, url: URL): void {
+    const v = url.searchParams.get('v');
+    const encoding = url.searchParams.get('encoding');
+    if (v !== null && Number(v) !== GATEWAY_VERSION && Number(v) !== 9) {
+      ws.close(GatewayCloseCode.InvalidApiVersion, 'Invalid API version');
+      return;
+    }
+    if (encoding !== null && encoding !== 'json') {
+      ws.close(GatewayCloseCode.DecodeError, 'Only encoding=json is supported');
+      return;
+    }
+    const conn = new GatewayConnection(this, ws, this.options.publicWsUrl(req));
+    this.connections_.add(conn);
+    ws.on('close', () => this.connections_.delete(conn));
+  }
+
+  register(session: Session): void {
+    this.sessions.set(session.id, session);
+    this.unsubscribe.set(session.id, this.bus.subscribe(userTopic(session.applicationId, session.userId), (d) => session.dispatch(d)));
+  }
+
+  /** A socket closed. A clean close (1000/1001) ends the session; anything else leaves it resumable. */
+  detach(session: Session, graceful: boolean): void {
+    this.connections.detach(session.applicationId, session.userId, graceful);
+    if (graceful) {
+      this.endSession(session);
+      return;
+    }
+    session.detach(this.options.resumeWindowMs, () => this.endSession(session));
+  }
+
+  /** Another socket resumed `session`: an old socket still holding it is closed without ending it. */
+  takeOver(session: Session, by: GatewayConnection): void {
+    for (const c of this.connections_) {
+      if (c !== by && c.owns(session)) {
+        this.connections.detach(session.applicationId, session.userId, false);
+        c.release();
+      }
+    }
+  }
+
+  endSession(session: Session): void {
+    session.close();
+    this.sessions.delete(session.id);
+    this.unsubscribe.get(session.id)?.();
+    this.unsubscribe.delete(session.id);
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.connections_) c.reconnect();
+    for (const s of this.sessions.values()) this.endSession(s);
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    this.log.debug('gateway closed');
+  }
+}

@@ -1,0 +1,99 @@
+import type { Dispatch } from '../events/EventBus.ts';
+
+/** A dispatch already framed for the wire, kept until the client acknowledges it. */
+interface Sent {
+  s: number;
+  frame: string;
+}
+
+/**
+ * One Gateway session: it outlives its socket for `resumeWindowMs`, numbering every dispatch and
+ * keeping the unacknowledged ones, so a client that reconnects with Resume gets each missed
+ * dispatch in order, exactly once.
+ */
+export class Session {
+  seq = 0;
+  private buffer: Sent[] = [];
+  private socketSend: ((frame: string) => void) | null = null;
+  private expiry: NodeJS.Timeout | null = null;
+  closed = false;
+
+  constructor(
+    readonly id: string,
+    readonly userId: string,
+    readonly applicationId: string,
+    readonly token: string,
+    private readonly maxBuffered: number,
+  ) {}
+
+  get attached(): boolean {
+    return this.socketSend !== null;
+  }
+
+  attach(send: (frame: string) => void): void {
+    if (this.expiry) clearTimeout(this.expiry);
+    this.expiry = null;
+    this.socketSend = send;
+  }
+
+  /** The socket went away; the session waits for a Resume until `onExpire` runs. */
+  detach(resumeWindowMs: number, onExpire: () => void): void {
+    this.socketSend = null;
+    if (this.closed) return;
+    this.expiry = setTimeout(onExpire, resumeWindowMs);
+  }
+
+  /** Dispatches that arrived between subscribing and READY; they follow READY in order. */
+  private early: Dispatch[] | null = [];
+
+  dispatch(d: Dispatch): void {
+    if (this.early) this.early.push(d);
+    else this.send(d.t, d.json);
+  }
+
+  /** Sends READY first, then whatever was published while READY was being built. */
+  sendReady(json: string): void {
+    this.send('READY', json);
+    const early = this.early ?? [];
+    this.early = null;
+    for (const d of early) this.send(d.t, d.json);
+  }
+
+  send(t: string, json: string): void {
+    if (this.closed) return;
+    const s = ++this.seq;
+    // Frame by concatenation: the payload was serialized once for every recipient of a fan-out.
+    const frame = `{"op":0,"t":${JSON.stringify(t)},"s":${s},"d":${json}}`;
+    this.buffer.push({ s, frame });
+    // A client that stays away too long loses its oldest frames; its Resume then fails (see framesAfter).
+    if (this.buffer.length > this.maxBuffered) this.buffer.shift();
+    this.socketSend?.(frame);
+  }
+
+  /** Heartbeats carry the last sequence the client has: everything up to it can be dropped. */
+  acknowledge(seq: number): void {
+    let drop = 0;
+    while (drop < this.buffer.length && this.buffer[drop]!.s <= seq) drop++;
+    if (drop > 0) this.buffer = this.buffer.slice(drop);
+  }
+
+  /**
+   * Frames after `seq` for a Resume, or 'invalid-seq' when the client claims more than was sent,
+   * or 'lost' when some of the frames it needs were dropped.
+   */
+  framesAfter(seq: number): string[] | 'invalid-seq' | 'lost' {
+    if (seq > this.seq || seq < 0) return 'invalid-seq';
+    const first = this.buffer[0];
+    const oldestKept = first ? first.s : this.seq + 1;
+    if (seq + 1 < oldestKept) return 'lost';
+    return this.buffer.filter((f) => f.s > seq).map((f) => f.frame);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.socketSend = null;
+    if (this.expiry) clearTimeout(this.expiry);
+    this.expiry = null;
+    this.buffer = [];
+  }
+}

@@ -1,0 +1,36 @@
+import { ApiErrorCode, type ApiErrorBody, type FieldErrorTree } from '@social-layer/protocol';
+
+/** An HTTP API failure with the documented body `{code, message, errors?}` (protocols.md 2.2). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly errors?: FieldErrorTree,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+
+  body(): ApiErrorBody {
+    return this.errors ? { code: this.code, message: this.message, errors: this.errors } : { code: this.code, message: this.message };
+  }
+}
+
+export const Errors = {
+  unauthorized: () => new ApiError(401, ApiErrorCode.General, '401: Unauthorized'),
+  notFound: () => new ApiError(404, ApiErrorCode.General, '404: Not Found'),
+  methodNotAllowed: () => new ApiError(405, ApiErrorCode.General, '405: Method Not Allowed'),
+  unknownLobby: () => new ApiError(404, ApiErrorCode.UnknownLobby, 'Unknown Lobby'),
+  unknownUser: () => new ApiError(404, ApiErrorCode.UnknownUser, 'Unknown User'),
+  unknownApplication: () => new ApiError(404, ApiErrorCode.UnknownApplication, 'Unknown Application'),
+  missingAccess: () => new ApiError(403, ApiErrorCode.MissingAccess, 'Missing Access'),
+  missingScope: (scope: string) => new ApiError(403, ApiErrorCode.MissingRequiredOAuth2Scope, `Missing required OAuth2 scope: ${scope}`),
+  invalidForm: (errors: FieldErrorTree) => new ApiError(400, ApiErrorCode.InvalidFormBody, 'Invalid Form Body', errors),
+  invalidJson: () => new ApiError(400, ApiErrorCode.InvalidJson, 'The request body contains invalid JSON.'),
+  tooLarge: () => new ApiError(413, ApiErrorCode.RequestTooLarge, 'Request entity too large'),
+  provisionalNotEnabled: () => new ApiError(400, ApiErrorCode.ProvisionalAccountsNotEnabled, 'Provisional accounts are not enabled for this application'),
+  invalidClientSecret: () => new ApiError(401, ApiErrorCode.InvalidClientSecret, 'Invalid client secret'),
+  tooManyLobbies: () => new ApiError(400, ApiErrorCode.MaxLobbiesReached, 'Maximum number of lobbies reached'),
+  lobbyFull: () => new ApiError(400, ApiErrorCode.LobbyFull, 'Lobby is full'),
+};

@@ -1,0 +1,57 @@
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { Limits } from '@social-layer/protocol';
+import type { ServerContext } from '../ServerContext.ts';
+import { ApiError, Errors } from './ApiError.ts';
+import { gatewayRoutes } from './routes/gateway.ts';
+import { lobbyRoutes } from './routes/lobbies.ts';
+import { partnerSdkRoutes } from './routes/partnerSdk.ts';
+import { userRoutes } from './routes/users.ts';
+
+/**
+ * The HTTP API. Fastify's own logger stays off: our Logger redacts tokens, and request lines are
+ * logged by method and route only, never headers.
+ */
+export function createHttpApp(ctx: ServerContext): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: Limits.httpBodyMaxBytes, trustProxy: false });
+
+  // JSON bodies: an empty body reads as undefined (the validator then names the missing fields),
+  // and a body that does not parse is the documented invalid-JSON error, never a 500.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(Errors.invalidJson(), undefined);
+    }
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    if (ctx.log.enabled('debug')) ctx.log.debug('http', { method: req.method, route: req.routeOptions.url ?? req.url.split('?')[0], status: reply.statusCode });
+  });
+
+  app.setErrorHandler((err: FastifyError | ApiError, _req, reply) => {
+    let apiError: ApiError;
+    if (err instanceof ApiError) apiError = err;
+    else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') apiError = Errors.tooLarge();
+    else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+      apiError = Errors.invalidForm({ _errors: [{ code: 'CONTENT_TYPE_INVALID', message: 'Expected Content-Type application/json.' }] });
+    } else if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err instanceof SyntaxError) apiError = Errors.invalidJson();
+    else {
+      ctx.log.error('unhandled error', { err });
+      apiError = new ApiError(500, 0, '500: Internal Server Error');
+    }
+    if (apiError.headers) void reply.headers(apiError.headers);
+    void reply.code(apiError.status).type('application/json').send(apiError.body());
+  });
+
+  app.setNotFoundHandler((_req, reply) => {
+    void reply.code(404).type('application/json').send(Errors.notFound().body());
+  });
+
+  gatewayRoutes(app, ctx);
+  partnerSdkRoutes(app, ctx);
+  userRoutes(app, ctx);
+  lobbyRoutes(app, ctx);
+  return app;
+}

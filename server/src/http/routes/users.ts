@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { Limits } from '@social-layer/protocol';
+import type { ServerContext } from '../../ServerContext.ts';
+import { userToWire } from '../../storage/UserRepo.ts';
+import { Errors } from '../ApiError.ts';
+import { authenticate, requireBearer } from '../auth.ts';
+import { nullable, object, parse, str } from '../validate.ts';
+
+const patchBody = object({
+  global_name: { check: nullable(str({ min: Limits.displayNameMinLength, max: Limits.displayNameMaxLength })) },
+});
+
+export function userRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  app.get('/api/v10/users/@me', async (req) => {
+    const p = await authenticate(req, ctx.store);
+    const user = await ctx.store.users.get(p.kind === 'bot' ? p.botUserId : p.userId);
+    if (!user) throw Errors.unknownUser();
+    return userToWire(user);
+  });
+
+  /** Display-name updates (UpdateProvisionalAccountDisplayName); co-members see the new name. */
+  app.patch('/api/v10/users/@me', async (req) => {
+    const p = requireBearer(await authenticate(req, ctx.store));
+    const body = parse(patchBody, req.body);
+    if (body.global_name !== undefined) {
+      await ctx.store.users.setGlobalName(p.userId, body.global_name);
+      await ctx.lobbies.announceUserChange(p.applicationId, p.userId);
+    }
+    return userToWire((await ctx.store.users.get(p.userId))!);
+  });
+}

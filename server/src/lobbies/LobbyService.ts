@@ -1,0 +1,334 @@
+import {
+  DispatchEvent,
+  Limits,
+  type Lobby,
+  type LobbyMember,
+  type LobbyMessage,
+  type Metadata,
+  type User,
+} from '@social-layer/protocol';
+import { Errors } from '../http/ApiError.ts';
+import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
+import { type EventBus, userTopic } from '../events/EventBus.ts';
+import type { Logger } from '../log/Logger.ts';
+import { decodeMetadata } from '../storage/LobbyRepo.ts';
+import type { LobbiesTable, LobbyMembersTable, LobbyMessagesTable, UsersTable } from '../storage/schema.ts';
+import type { Store } from '../storage/Store.ts';
+import { userToWire } from '../storage/UserRepo.ts';
+
+export interface MemberChange {
+  metadata?: Metadata | null;
+  flags?: number;
+  additionalName?: string | null;
+}
+
+/**
+ * Lobby rules: create-or-join by secret, membership, messages and history, and the Gateway
+ * dispatches each change causes. Every write happens in one transaction before any dispatch is
+ * published, so a refused or failed request changes nothing and tells no one.
+ */
+export class LobbyService {
+  constructor(
+    private readonly store: Store,
+    private readonly bus: EventBus,
+    private readonly connections: ConnectionTracker,
+    private readonly log: Logger,
+  ) {
+    connections.onChange((appId, userId) => {
+      this.onConnectionChange(appId, userId).catch((err) => this.log.error('presence update failed', { err }));
+    });
+  }
+
+  async createOrJoin(
+    applicationId: string,
+    userId: string,
+    input: { secret: string; lobbyMetadata?: Metadata | null; memberMetadata?: Metadata | null; idleTimeoutSeconds?: number },
+  ): Promise<Lobby> {
+    const result = await this.store.lobbies.transaction(async (tx) => {
+      let lobby = await this.store.lobbies.findBySecret(applicationId, input.secret, tx);
+      let created = false;
+      if (!lobby) {
+        if ((await this.store.lobbies.countForUser(userId, applicationId, tx)) >= Limits.lobbiesPerUserPerApp) throw Errors.tooManyLobbies();
+        lobby = await this.store.lobbies.create(tx, {
+          applicationId,
+          secret: input.secret,
+          metadata: input.lobbyMetadata ?? null,
+          idleTimeoutSeconds: input.idleTimeoutSeconds ?? Limits.idleTimeoutDefaultSeconds,
+        });
+        created = true;
+      } else {
+        const isMember = (await this.store.lobbies.member(lobby.id, userId, tx)) !== undefined;
+        if (!isMember) {
+          if ((await this.store.lobbies.countForUser(userId, applicationId, tx)) >= Limits.lobbiesPerUserPerApp) throw Errors.tooManyLobbies();
+          if ((await this.store.lobbies.memberCount(lobby.id, tx)) >= Limits.lobbyMembersMax) throw Errors.lobbyFull();
+        }
+      }
+      // Later calls overwrite lobby metadata when given (protocols.md 2.6); omitted keeps it.
+      const metadataChanged = !created && input.lobbyMetadata !== undefined && lobby.metadata !== (input.lobbyMetadata === null ? null : JSON.stringify(input.lobbyMetadata));
+      if (metadataChanged || (!created && input.idleTimeoutSeconds !== undefined)) {
+        await this.store.lobbies.update(tx, lobby.id, { metadata: input.lobbyMetadata, idleTimeoutSeconds: input.idleTimeoutSeconds });
+      }
+      const before = await this.store.lobbies.member(lobby.id, userId, tx);
+      const member = await this.store.lobbies.upsertMember(tx, lobby.id, userId, input.memberMetadata !== undefined ? { metadata: input.memberMetadata } : {});
+      const memberChanged = !member.added && before !== undefined && before.metadata !== member.row.metadata;
+      return { lobbyId: lobby.id, created, metadataChanged, memberAdded: member.added, memberChanged };
+    });
+
+    const view = await this.view(result.lobbyId);
+    if (result.memberAdded) {
+      this.publishTo([userId], applicationId, DispatchEvent.LobbyCreate, view.lobby);
+      const others = view.memberIds.filter((id) => id !== userId);
+      this.publishTo(others, applicationId, DispatchEvent.LobbyMemberAdd, { lobby_id: result.lobbyId, member: view.member(userId) });
+      if (result.metadataChanged) this.publishTo(others, applicationId, DispatchEvent.LobbyUpdate, view.lobby);
+    } else {
+      if (result.metadataChanged) this.publishTo(view.memberIds, applicationId, DispatchEvent.LobbyUpdate, view.lobby);
+      if (result.memberChanged) this.publishTo(view.memberIds, applicationId, DispatchEvent.LobbyMemberUpdate, { lobby_id: result.lobbyId, member: view.member(userId) });
+    }
+    if (this.connections.isConnected(applicationId, userId)) await this.store.lobbies.setIdleSince(result.lobbyId, null);
+    return view.lobby;
+  }
+
+  /** A lobby made by the game backend (Bot token): no secret, so SDK clients cannot join or leave it. */
+  async createServerLobby(
+    applicationId: string,
+    input: { metadata: Metadata | null; idleTimeoutSeconds?: number; members: { userId: string; remove: boolean; change: MemberChange }[] },
+  ): Promise<Lobby> {
+    const users = await this.store.users.getMany(input.members.map((m) => m.userId));
+    if (input.members.some((m) => !users.has(m.userId) || users.get(m.userId)!.is_bot === 1)) throw Errors.unknownUser();
+    const lobbyId = await this.store.lobbies.transaction(async (tx) => {
+      const lobby = await this.store.lobbies.create(tx, {
+        applicationId,
+        secret: null,
+        metadata: input.metadata,
+        idleTimeoutSeconds: input.idleTimeoutSeconds ?? Limits.idleTimeoutDefaultSeconds,
+      });
+      for (const m of input.members) await this.store.lobbies.upsertMember(tx, lobby.id, m.userId, m.change);
+      return lobby.id;
+    });
+    const view = await this.view(lobbyId);
+    this.publishTo(view.memberIds, applicationId, DispatchEvent.LobbyCreate, view.lobby);
+    await this.refreshIdle(lobbyId, applicationId, view.memberIds);
+    return view.lobby;
+  }
+
+  /** Deletes a lobby (Bot token); idempotent, as the public route is. */
+  async deleteLobby(applicationId: string, lobbyId: string): Promise<void> {
+    const lobby = await this.store.lobbies.get(lobbyId);
+    if (!lobby || lobby.application_id !== applicationId) return;
+    const members = await this.store.lobbies.members(lobbyId);
+    await this.store.lobbies.delete(lobbyId);
+    this.publishTo(members.map((m) => m.user_id), applicationId, DispatchEvent.LobbyDelete, { id: lobbyId, application_id: applicationId });
+  }
+
+  /** The user's name or connection changed: every co-member of every lobby hears of it. */
+  async announceUserChange(applicationId: string, userId: string): Promise<void> {
+    for (const lobby of await this.store.lobbies.forUser(userId, applicationId)) {
+      const view = await this.view(lobby.id, lobby);
+      this.publishTo(view.memberIds, applicationId, DispatchEvent.LobbyMemberUpdate, { lobby_id: lobby.id, member: view.member(userId) });
+    }
+  }
+
+  /** A lobby as its member (or the owning application's bot) sees it. */
+  async get(applicationId: string, lobbyId: string, asUserId: string | null): Promise<Lobby> {
+    const lobby = await this.store.lobbies.get(lobbyId);
+    if (!lobby || lobby.application_id !== applicationId) throw Errors.unknownLobby();
+    if (asUserId !== null && !(await this.store.lobbies.member(lobbyId, asUserId))) throw Errors.missingAccess();
+    return (await this.view(lobbyId, lobby)).lobby;
+  }
+
+  async leave(applicationId: string, lobbyId: string, userId: string): Promise<void> {
+    const lobby = await this.store.lobbies.get(lobbyId);
+    if (!lobby || lobby.application_id !== applicationId) throw Errors.unknownLobby();
+    // Lobbies made through the server API cannot be left by SDK clients (social-sdk-api.md 6.1).
+    if (lobby.secret === null) throw Errors.missingAccess();
+    await this.removeMembers(lobby, [userId]);
+  }
+
+  async sendMessage(applicationId: string, lobbyId: string, userId: string, input: { content: string; metadata?: Metadata; flags?: number }): Promise<LobbyMessage> {
+    const lobby = await this.store.lobbies.get(lobbyId);
+    if (!lobby || lobby.application_id !== applicationId) throw Errors.unknownLobby();
+    const member = await this.store.lobbies.member(lobbyId, userId);
+    if (!member) throw Errors.missingAccess();
+    const row = await this.store.messages.insertLobbyMessage(this.store.database.db, {
+      lobbyId,
+      applicationId,
+      authorId: userId,
+      content: input.content,
+      metadata: input.metadata ?? null,
+      additionalName: member.additional_name,
+      flags: input.flags ?? 0,
+    });
+    const author = (await this.store.users.get(userId))!;
+    const message = messageToWire(row, author);
+    const memberIds = (await this.store.lobbies.members(lobbyId)).map((m) => m.user_id);
+    this.publishTo(memberIds, applicationId, DispatchEvent.LobbyMessageCreate, message);
+    return message;
+  }
+
+  async history(applicationId: string, lobbyId: string, userId: string, limit: number): Promise<LobbyMessage[]> {
+    const lobby = await this.store.lobbies.get(lobbyId);
+    if (!lobby || lobby.application_id !== applicationId) throw Errors.unknownLobby();
+    if (!(await this.store.lobbies.member(lobbyId, userId))) throw Errors.missingAccess();
+    const rows = await this.store.messages.lobbyHistory(lobbyId, limit, Date.now() - Limits.lobbyHistoryMaxAgeMs);
+    const authors = await this.store.users.getMany(rows.map((r) => r.author_id));
+    return rows.map((r) => messageToWire(r, authors.get(r.author_id)!));
+  }
+
+  /** Server-side member add/update (bot token): the only way to set `additional_name` and flags. */
+  async upsertMembers(applicationId: string, lobbyId: string, changes: { userId: string; remove: boolean; change: MemberChange }[]): Promise<LobbyMember[]> {
+    const lobby = await this.store.lobbies.get(lobbyId);
+    if (!lobby || lobby.application_id !== applicationId) throw Errors.unknownLobby();
+    const users = await this.store.users.getMany(changes.map((c) => c.userId));
+    if (changes.some((c) => !users.has(c.userId) || users.get(c.userId)!.is_bot === 1)) throw Errors.unknownUser();
+
+    const outcome = await this.store.lobbies.transaction(async (tx) => {
+      const added: string[] = [];
+      const updated: string[] = [];
+      const removed: string[] = [];
+      let count = await this.store.lobbies.memberCount(lobbyId, tx);
+      for (const c of changes) {
+        if (c.remove) {
+          if (await this.store.lobbies.removeMember(tx, lobbyId, c.userId)) {
+            removed.push(c.userId);
+            count--;
+          }
+          continue;
+        }
+        const before = await this.store.lobbies.member(lobbyId, c.userId, tx);
+        if (!before && count >= Limits.lobbyMembersMax) throw Errors.lobbyFull();
+        const r = await this.store.lobbies.upsertMember(tx, lobbyId, c.userId, c.change);
+        if (r.added) {
+          added.push(c.userId);
+          count++;
+        } else if (!sameMember(before!, r.row)) {
+          updated.push(c.userId);
+        }
+      }
+      return { added, updated, removed };
+    });
+
+    const view = await this.view(lobbyId, lobby);
+    for (const id of outcome.added) {
+      this.publishTo([id], applicationId, DispatchEvent.LobbyCreate, view.lobby);
+      this.publishTo(view.memberIds.filter((m) => m !== id), applicationId, DispatchEvent.LobbyMemberAdd, { lobby_id: lobbyId, member: view.member(id) });
+    }
+    for (const id of outcome.updated) {
+      this.publishTo(view.memberIds, applicationId, DispatchEvent.LobbyMemberUpdate, { lobby_id: lobbyId, member: view.member(id) });
+    }
+    for (const id of outcome.removed) this.announceRemoval(applicationId, lobbyId, id, view.memberIds);
+    return changes.filter((c) => !c.remove).map((c) => view.member(c.userId));
+  }
+
+  /** Every lobby of this application the user is in, for READY. */
+  async lobbiesOf(applicationId: string, userId: string): Promise<Lobby[]> {
+    const lobbies = await this.store.lobbies.forUser(userId, applicationId);
+    const out: Lobby[] = [];
+    for (const l of lobbies) out.push((await this.view(l.id, l)).lobby);
+    return out;
+  }
+
+  /** Deletes lobbies whose idle timeout ran out; returns how many. */
+  async sweepIdle(now = Date.now()): Promise<number> {
+    const expired = await this.store.lobbies.idleExpired(now);
+    for (const lobby of expired) {
+      const members = await this.store.lobbies.members(lobby.id);
+      // Someone may have connected since the query; the idle clock is cleared then.
+      if (members.some((m) => this.connections.isConnected(lobby.application_id, m.user_id))) {
+        await this.store.lobbies.setIdleSince(lobby.id, null);
+        continue;
+      }
+      await this.store.lobbies.delete(lobby.id);
+      this.publishTo(members.map((m) => m.user_id), lobby.application_id, DispatchEvent.LobbyDelete, { id: lobby.id, application_id: lobby.application_id });
+      this.log.info('lobby idle timeout', { lobbyId: lobby.id });
+    }
+    return expired.length;
+  }
+
+  private async removeMembers(lobby: LobbiesTable, userIds: string[]): Promise<void> {
+    const removed: string[] = [];
+    await this.store.lobbies.transaction(async (tx) => {
+      for (const id of userIds) if (await this.store.lobbies.removeMember(tx, lobby.id, id)) removed.push(id);
+    });
+    if (removed.length === 0) return;
+    const remaining = (await this.store.lobbies.members(lobby.id)).map((m) => m.user_id);
+    for (const id of removed) this.announceRemoval(lobby.application_id, lobby.id, id, remaining);
+    await this.refreshIdle(lobby.id, lobby.application_id, remaining);
+  }
+
+  private announceRemoval(applicationId: string, lobbyId: string, userId: string, remaining: string[]): void {
+    this.publishTo([userId], applicationId, DispatchEvent.LobbyDelete, { id: lobbyId, application_id: applicationId });
+    this.publishTo(remaining.filter((m) => m !== userId), applicationId, DispatchEvent.LobbyMemberRemove, { lobby_id: lobbyId, member: { id: userId } });
+  }
+
+  private async onConnectionChange(applicationId: string, userId: string): Promise<void> {
+    await this.announceUserChange(applicationId, userId);
+    for (const lobby of await this.store.lobbies.forUser(userId, applicationId)) {
+      const members = await this.store.lobbies.members(lobby.id);
+      await this.refreshIdle(lobby.id, applicationId, members.map((m) => m.user_id));
+    }
+  }
+
+  /** Starts the idle clock when nobody is connected, and stops it when someone is. */
+  private async refreshIdle(lobbyId: string, applicationId: string, memberIds: string[]): Promise<void> {
+    const anyone = memberIds.some((id) => this.connections.isConnected(applicationId, id));
+    await this.store.lobbies.setIdleSince(lobbyId, anyone ? null : Date.now());
+  }
+
+  private publishTo(userIds: readonly string[], applicationId: string, t: string, d: unknown): void {
+    if (userIds.length === 0) return;
+    const dispatch = { t, json: JSON.stringify(d) };
+    for (const id of userIds) this.bus.publish(userTopic(applicationId, id), dispatch);
+  }
+
+  private async view(lobbyId: string, row?: LobbiesTable) {
+    const lobby = row ?? (await this.store.lobbies.get(lobbyId));
+    if (!lobby) throw Errors.unknownLobby();
+    const members = await this.store.lobbies.members(lobbyId);
+    const users = await this.store.users.getMany(members.map((m) => m.user_id));
+    const wireMembers = members.map((m) => memberToWire(m, users.get(m.user_id), this.connections.isConnected(lobby.application_id, m.user_id)));
+    const wire: Lobby = {
+      id: lobby.id,
+      application_id: lobby.application_id,
+      metadata: decodeMetadata(lobby.metadata),
+      members: wireMembers,
+    };
+    const byId = new Map(wireMembers.map((m) => [m.id, m]));
+    return {
+      lobby: wire,
+      memberIds: members.map((m) => m.user_id),
+      member: (id: string): LobbyMember => byId.get(id) ?? { id, metadata: null, flags: 0, connected: false },
+    };
+  }
+}
+
+function sameMember(a: LobbyMembersTable, b: LobbyMembersTable): boolean {
+  return a.metadata === b.metadata && a.flags === b.flags && a.additional_name === b.additional_name;
+}
+
+export function memberToWire(m: LobbyMembersTable, user: UsersTable | undefined, connected: boolean): LobbyMember {
+  const out: LobbyMember = { id: m.user_id, metadata: decodeMetadata(m.metadata), flags: m.flags, connected };
+  if (m.additional_name !== null) out.additional_name = m.additional_name;
+  if (user) out.user = userToWire(user);
+  return out;
+}
+
+export function messageToWire(row: LobbyMessagesTable, author: UsersTable): LobbyMessage {
+  const authorWire: User = userToWire(author);
+  const msg: LobbyMessage = {
+    id: row.id,
+    type: 0,
+    content: row.content,
+    lobby_id: row.lobby_id,
+    channel_id: row.lobby_id,
+    author: authorWire,
+    flags: row.flags,
+    application_id: row.application_id,
+    timestamp: new Date(Number(row.created_at)).toISOString(),
+  };
+  if (row.additional_name !== null) msg.lobby_member = { additional_name: row.additional_name };
+  const meta = decodeMetadata(row.metadata);
+  if (meta) msg.metadata = meta;
+  const mod = decodeMetadata(row.moderation_metadata);
+  if (mod) msg.moderation_metadata = mod;
+  return msg;
+}

@@ -1,0 +1,136 @@
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { User } from '@social-layer/protocol';
+import { ConnectionTracker } from './events/ConnectionTracker.ts';
+import { type EventBus, LocalEventBus } from './events/EventBus.ts';
+import { GatewayServer } from './gateway/GatewayServer.ts';
+import { createHttpApp } from './http/createHttpApp.ts';
+import { gameRoutes } from './http/routes/games.ts';
+import { LobbyService } from './lobbies/LobbyService.ts';
+import { Logger, type LogLevel, type LogSink } from './log/Logger.ts';
+import { type ServerContext, requestOrigin } from './ServerContext.ts';
+import type { CreatedApplication } from './storage/ApplicationRepo.ts';
+import { type DatabaseConfig, openDatabase } from './storage/database.ts';
+import { Store } from './storage/Store.ts';
+import { userToWire } from './storage/UserRepo.ts';
+
+export interface ServerOptions {
+  /** 0 picks a free port. Default: SOCIAL_LAYER_PORT or 3333. */
+  port?: number;
+  host?: string;
+  /** Folder for the embedded SQLite database. Default: SOCIAL_LAYER_DATA or ./data. */
+  dataDir?: string;
+  /** Overrides dataDir: SQLite at a given file, or PostgreSQL. */
+  database?: DatabaseConfig;
+  heartbeatIntervalMs?: number;
+  /** How long a Gateway session whose socket dropped can still be resumed. */
+  resumeWindowMs?: number;
+  /** Dispatches kept per session for Resume. */
+  maxBufferedDispatches?: number;
+  /** How long a dropped socket still counts as connected, so a quick Resume does not flicker. */
+  presenceGraceMs?: number;
+  idleSweepIntervalMs?: number;
+  logLevel?: LogLevel;
+  logSink?: LogSink;
+  /** Serve samples/<name>/dist under /games/<name>/. Default true. */
+  serveSamples?: boolean;
+  samplesDir?: string;
+  bus?: EventBus;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  store: Store;
+  createApplication(input: { name: string }): Promise<CreatedApplication>;
+  close(): Promise<void>;
+}
+
+const REPO_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
+
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const log = new Logger(options.logLevel ?? 'warn', options.logSink);
+  const dataDir = resolve(options.dataDir ?? process.env.SOCIAL_LAYER_DATA ?? './data');
+  const database = await openDatabase(options.database ?? { dialect: 'sqlite', file: join(dataDir, 'social-layer.sqlite') });
+  const store = new Store(database);
+  const bus = options.bus ?? new LocalEventBus();
+  const connections = new ConnectionTracker(options.presenceGraceMs ?? 5000);
+  const lobbies = new LobbyService(store, bus, connections, log.child('lobbies'));
+  const port = options.port ?? Number(process.env.SOCIAL_LAYER_PORT ?? 3333);
+  const host = options.host ?? '127.0.0.1';
+  const fallbackHost = `${host}:${port}`;
+
+  const ctx: ServerContext = {
+    store,
+    bus,
+    connections,
+    lobbies,
+    log,
+    publicHttpUrl: (req) => {
+      const o = requestOrigin(req, fallbackHost);
+      return `${o.secure ? 'https' : 'http'}://${o.host}`;
+    },
+    publicWsUrl: (req) => {
+      const o = requestOrigin(req, fallbackHost);
+      return `${o.secure ? 'wss' : 'ws'}://${o.host}/gateway`;
+    },
+  };
+
+  const app = createHttpApp(ctx);
+  if (options.serveSamples ?? true) {
+    await gameRoutes(app, ctx, options.samplesDir ?? join(REPO_ROOT, 'samples'), async () => (await store.applications.first())?.id);
+  }
+  await app.ready();
+
+  const gateway = new GatewayServer(
+    app.server,
+    {
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
+      resumeWindowMs: options.resumeWindowMs ?? 120_000,
+      maxBufferedDispatches: options.maxBufferedDispatches ?? 5000,
+      publicWsUrl: ctx.publicWsUrl,
+      authenticate: async (token) => {
+        const grant = await store.tokens.resolve(token);
+        if (grant) {
+          const user = await store.users.get(grant.userId);
+          return user ? { kind: 'bearer', user: userToWire(user), applicationId: grant.applicationId } : undefined;
+        }
+        const application = await store.applications.findByBotToken(token);
+        if (!application) return undefined;
+        const bot = await store.users.get(application.bot_user_id);
+        return bot ? { kind: 'bot', user: userToWire(bot) as User, applicationId: application.id } : undefined;
+      },
+    },
+    bus,
+    connections,
+    lobbies,
+    log.child('gateway'),
+  );
+
+  await app.listen({ port, host });
+  const actualPort = (app.server.address() as AddressInfo).port;
+  const sweepEvery = options.idleSweepIntervalMs ?? 10_000;
+  const sweeper = setInterval(() => {
+    lobbies.sweepIdle().catch((err) => log.error('idle sweep failed', { err }));
+  }, sweepEvery);
+  sweeper.unref();
+
+  let closed = false;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`,
+    port: actualPort,
+    store,
+    createApplication: ({ name }) => store.applications.create(name),
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(sweeper);
+      await gateway.close();
+      connections.close();
+      await app.close();
+      await bus.close();
+      await store.close();
+    },
+  };
+}

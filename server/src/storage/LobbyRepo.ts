@@ -1,0 +1,157 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Metadata } from '@social-layer/protocol';
+import { type Database, type LobbiesTable, type LobbyMembersTable, toMs } from './schema.ts';
+import type { SnowflakeGenerator } from './Snowflake.ts';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export function encodeMetadata(m: Metadata | null | undefined): string | null {
+  return m == null ? null : JSON.stringify(m);
+}
+
+export function decodeMetadata(text: string | null): Metadata | null {
+  return text == null ? null : (JSON.parse(text) as Metadata);
+}
+
+export interface MemberUpsert {
+  metadata?: Metadata | null;
+  flags?: number;
+  /** undefined = keep, null = clear (protocols.md 2.6). */
+  additionalName?: string | null;
+}
+
+export class LobbyRepo {
+  constructor(private readonly db: Kysely<Database>, private readonly ids: SnowflakeGenerator) {}
+
+  /** Runs `fn` in one transaction, so a multi-row change is all-or-nothing. */
+  transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+
+  get(id: string, db: Db = this.db): Promise<LobbiesTable | undefined> {
+    return db.selectFrom('lobbies').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findBySecret(applicationId: string, secret: string, db: Db = this.db): Promise<LobbiesTable | undefined> {
+    return db.selectFrom('lobbies').selectAll().where('application_id', '=', applicationId).where('secret', '=', secret).executeTakeFirst();
+  }
+
+  async create(
+    db: Db,
+    fields: { applicationId: string; secret: string | null; metadata: Metadata | null; idleTimeoutSeconds: number },
+  ): Promise<LobbiesTable> {
+    const row: LobbiesTable = {
+      id: this.ids.next(),
+      application_id: fields.applicationId,
+      secret: fields.secret,
+      metadata: encodeMetadata(fields.metadata),
+      idle_timeout_seconds: fields.idleTimeoutSeconds,
+      idle_since: Date.now(),
+      created_at: Date.now(),
+    };
+    await db.insertInto('lobbies').values(row).execute();
+    return row;
+  }
+
+  async update(db: Db, id: string, fields: { metadata?: Metadata | null; idleTimeoutSeconds?: number }): Promise<void> {
+    const set: Partial<LobbiesTable> = {};
+    if (fields.metadata !== undefined) set.metadata = encodeMetadata(fields.metadata);
+    if (fields.idleTimeoutSeconds !== undefined) set.idle_timeout_seconds = fields.idleTimeoutSeconds;
+    if (Object.keys(set).length > 0) await db.updateTable('lobbies').set(set).where('id', '=', id).execute();
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      await tx.deleteFrom('lobby_messages').where('lobby_id', '=', id).execute();
+      await tx.deleteFrom('lobby_members').where('lobby_id', '=', id).execute();
+      await tx.deleteFrom('lobbies').where('id', '=', id).execute();
+    });
+  }
+
+  members(lobbyId: string, db: Db = this.db): Promise<LobbyMembersTable[]> {
+    return db.selectFrom('lobby_members').selectAll().where('lobby_id', '=', lobbyId).orderBy('joined_at').orderBy('user_id').execute();
+  }
+
+  member(lobbyId: string, userId: string, db: Db = this.db): Promise<LobbyMembersTable | undefined> {
+    return db.selectFrom('lobby_members').selectAll().where('lobby_id', '=', lobbyId).where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  async memberCount(lobbyId: string, db: Db = this.db): Promise<number> {
+    const r = await db.selectFrom('lobby_members').select((eb) => eb.fn.countAll<string | number>().as('n')).where('lobby_id', '=', lobbyId).executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  /** Inserts or updates a member; returns the stored row and whether it is new. */
+  async upsertMember(db: Db, lobbyId: string, userId: string, change: MemberUpsert): Promise<{ row: LobbyMembersTable; added: boolean }> {
+    const existing = await this.member(lobbyId, userId, db);
+    if (!existing) {
+      const row: LobbyMembersTable = {
+        lobby_id: lobbyId,
+        user_id: userId,
+        metadata: encodeMetadata(change.metadata),
+        flags: change.flags ?? 0,
+        additional_name: change.additionalName ?? null,
+        joined_at: Date.now(),
+      };
+      await db.insertInto('lobby_members').values(row).execute();
+      return { row, added: true };
+    }
+    const row: LobbyMembersTable = {
+      ...existing,
+      metadata: change.metadata !== undefined ? encodeMetadata(change.metadata) : existing.metadata,
+      flags: change.flags ?? existing.flags,
+      additional_name: change.additionalName !== undefined ? change.additionalName : existing.additional_name,
+    };
+    await db
+      .updateTable('lobby_members')
+      .set({ metadata: row.metadata, flags: row.flags, additional_name: row.additional_name })
+      .where('lobby_id', '=', lobbyId)
+      .where('user_id', '=', userId)
+      .execute();
+    return { row, added: false };
+  }
+
+  async removeMember(db: Db, lobbyId: string, userId: string): Promise<boolean> {
+    const r = await db.deleteFrom('lobby_members').where('lobby_id', '=', lobbyId).where('user_id', '=', userId).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  /** Lobbies of one application that the user is a member of. */
+  forUser(userId: string, applicationId: string): Promise<LobbiesTable[]> {
+    return this.db
+      .selectFrom('lobbies as l')
+      .innerJoin('lobby_members as m', 'm.lobby_id', 'l.id')
+      .selectAll('l')
+      .where('m.user_id', '=', userId)
+      .where('l.application_id', '=', applicationId)
+      .orderBy('l.created_at')
+      .execute();
+  }
+
+  /** IDs of every lobby (any application) the user is in: for presence changes. */
+  async lobbyIdsOfUser(userId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('lobby_members').select('lobby_id').where('user_id', '=', userId).execute();
+    return rows.map((r) => r.lobby_id);
+  }
+
+  async countForUser(userId: string, applicationId: string, db: Db = this.db): Promise<number> {
+    const r = await db
+      .selectFrom('lobby_members as m')
+      .innerJoin('lobbies as l', 'l.id', 'm.lobby_id')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('m.user_id', '=', userId)
+      .where('l.application_id', '=', applicationId)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  async setIdleSince(lobbyId: string, since: number | null): Promise<void> {
+    await this.db.updateTable('lobbies').set({ idle_since: since }).where('id', '=', lobbyId).execute();
+  }
+
+  /** Lobbies whose idle timeout has run out: nobody connected for `idle_timeout_seconds`. */
+  async idleExpired(now: number): Promise<LobbiesTable[]> {
+    const rows = await this.db.selectFrom('lobbies').selectAll().where('idle_since', 'is not', null).execute();
+    return rows.filter((r) => toMs(r.idle_since)! + r.idle_timeout_seconds * 1000 <= now);
+  }
+}

@@ -1,0 +1,29 @@
+import { ApplicationRepo } from './ApplicationRepo.ts';
+import type { OpenDatabase } from './database.ts';
+import { LobbyRepo } from './LobbyRepo.ts';
+import { MessageRepo } from './MessageRepo.ts';
+import { SnowflakeGenerator } from './Snowflake.ts';
+import { TokenRepo } from './TokenRepo.ts';
+import { UserRepo } from './UserRepo.ts';
+
+/** The storage layer: one repository per table group over one kysely instance (SQLite or PostgreSQL). */
+export class Store {
+  readonly applications: ApplicationRepo;
+  readonly users: UserRepo;
+  readonly tokens: TokenRepo;
+  readonly lobbies: LobbyRepo;
+  readonly messages: MessageRepo;
+
+  constructor(readonly database: OpenDatabase, readonly ids = new SnowflakeGenerator()) {
+    const { db } = database;
+    this.applications = new ApplicationRepo(db, ids);
+    this.users = new UserRepo(db, ids);
+    this.tokens = new TokenRepo(db);
+    this.lobbies = new LobbyRepo(db, ids);
+    this.messages = new MessageRepo(db, ids);
+  }
+
+  close(): Promise<void> {
+    return this.database.close();
+  }
+}

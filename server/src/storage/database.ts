@@ -1,0 +1,56 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { migrationProvider } from './migrations.ts';
+import type { Database } from './schema.ts';
+
+export type DatabaseConfig =
+  | { dialect: 'sqlite'; file: string }
+  | { dialect: 'postgres'; connectionString: string; schema?: string };
+
+export interface OpenDatabase {
+  db: Kysely<Database>;
+  dialect: DatabaseConfig['dialect'];
+  close(): Promise<void>;
+}
+
+/** Opens the configured database and brings its schema up to date. */
+export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase> {
+  let db: Kysely<Database>;
+  if (config.dialect === 'sqlite') {
+    if (config.file !== ':memory:') mkdirSync(join(config.file, '..'), { recursive: true });
+    const sqlite = new BetterSqlite3(config.file);
+    // WAL lets readers proceed during writes; foreign keys are off by default in SQLite.
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  } else {
+    const schema = config.schema?.replace(/[^A-Za-z0-9_]/g, '');
+    if (schema) {
+      // Each test suite gets its own schema, so suites can share the one `test` database.
+      const admin = new pg.Client({ connectionString: config.connectionString });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      } finally {
+        await admin.end();
+      }
+    }
+    const pool = new pg.Pool({
+      connectionString: config.connectionString,
+      max: 10,
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    });
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  }
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error } = await migrator.migrateToLatest();
+  if (error) {
+    await db.destroy();
+    throw error instanceof Error ? error : new Error(String(error));
+  }
+  return { db, dialect: config.dialect, close: () => db.destroy() };
+}
