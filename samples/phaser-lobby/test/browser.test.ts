@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { RunningServer } from '@social-layer/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../build.mjs';
 
@@ -29,11 +30,6 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-interface RunningServer {
-  url: string;
-  close(): Promise<void>;
-}
-
 /** Fields of window.__socialLayerSample that survive serialization out of the page. */
 interface HookInfo {
   userId: string;
@@ -43,6 +39,7 @@ interface HookInfo {
 }
 
 let server: RunningServer;
+let applicationId: string;
 let dataDir: string;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
@@ -60,7 +57,10 @@ async function openPlayer(name: string, url: string): Promise<{ context: Browser
   const page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(`${name}: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(`${name} console: ${message.text()}`);
+    if (message.type() === 'error') pageErrors.push(`${name} console: ${message.text()} (${message.location().url})`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) pageErrors.push(`${name} HTTP ${response.status()} ${response.url()}`);
   });
   await page.goto(url);
   return { context, page };
@@ -108,6 +108,8 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'phaser-lobby-'));
   const { startServer } = await import('@social-layer/server');
   server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, logLevel: 'warn' });
+  // /games/config.json names the server's first application.
+  applicationId = (await server.createApplication({ name: 'Phaser lobby test' })).id;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }, 180_000);
 
@@ -123,7 +125,8 @@ describe('phaser-lobby sample in Chromium', () => {
     const response = await fetch(`${server.url}/games/config.json`);
     expect(response.status).toBe(200);
     const config = (await response.json()) as { applicationId?: unknown; apiBase?: unknown };
-    expect(typeof config.applicationId).toBe('string');
+    expect(config.applicationId).toBe(applicationId);
+    expect(config.apiBase).toBe(server.url);
   });
 
   it('two players meet, chat, move, and a reload brings the same account and history back', async () => {
