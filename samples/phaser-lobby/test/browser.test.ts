@@ -129,7 +129,7 @@ describe('phaser-lobby sample in Chromium', () => {
     expect(config.apiBase).toBe(server.url);
   });
 
-  it('two players meet, chat, move, and a reload brings the same account and history back', async () => {
+  it('two players meet, chat, move; a reload brings the same account and history back; rename and leave show', async () => {
     const base = `${server.url}/games/phaser-lobby/`;
 
     // Player A opens the bare URL: the sample makes a lobby secret and puts it in the URL.
@@ -190,6 +190,20 @@ describe('phaser-lobby sample in Chromium', () => {
       'true',
     );
     await b.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-b-reloaded.png') });
+
+    // A picks a new name in the page header; B's member list follows.
+    await a.page.locator('#name-input').fill('Captain A');
+    await a.page.locator('#name-input').press('Enter');
+    await expect
+      .poll(() => memberRow(b.page, infoA.userId).locator('.sl-member-name').textContent(), { timeout: 15_000 })
+      .toBe('Captain A');
+
+    // B closes the tab: A's list shows B offline (after the server's short presence grace).
+    await b.context.close();
+    await expect
+      .poll(() => memberRow(a.page, infoB.userId).getAttribute('data-connected'), { timeout: 20_000 })
+      .toBe('false');
+    await a.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-a-after-b-left.png') });
 
     expect(pageErrors).toEqual([]);
   }, 120_000);
