@@ -1,5 +1,5 @@
 import * as Phaser from 'phaser';
-import type { Client } from '@social-layer/client';
+import { ClientStatus, type Client } from '@social-layer/client';
 import { SocialLayerPlugin } from '@social-layer/phaser';
 import { WORLD } from './avatarState.ts';
 import { saveDisplayName } from './identity.ts';
@@ -67,6 +67,11 @@ async function start(): Promise<void> {
   await scene.created;
   statusLine.textContent = '';
   setUpHeader(session);
+  // The client reconnects by itself; the player should still know when the lobby is stale.
+  session.client.on('statusChanged', (status) => {
+    statusLine.textContent =
+      status === ClientStatus.Ready ? '' : status === ClientStatus.Disconnected ? 'Disconnected' : 'Reconnecting…';
+  });
 }
 
 /** The name field and the invite button in the page header. */
