@@ -44,6 +44,8 @@ export interface RunningServer {
   port: number;
   store: Store;
   createApplication(input: { name: string }): Promise<CreatedApplication>;
+  /** Runs the idle-lobby sweep now (it also runs on an interval); returns how many were deleted. */
+  sweepIdleLobbies(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -122,6 +124,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     port: actualPort,
     store,
     createApplication: ({ name }) => store.applications.create(name),
+    sweepIdleLobbies: () => lobbies.sweepIdle(),
     async close() {
       if (closed) return;
       closed = true;

@@ -230,6 +230,7 @@ export class LobbyService {
   /** Deletes lobbies whose idle timeout ran out; returns how many. */
   async sweepIdle(now = Date.now()): Promise<number> {
     const expired = await this.store.lobbies.idleExpired(now);
+    let deleted = 0;
     for (const lobby of expired) {
       const members = await this.store.lobbies.members(lobby.id);
       // Someone may have connected since the query; the idle clock is cleared then.
@@ -238,10 +239,11 @@ export class LobbyService {
         continue;
       }
       await this.store.lobbies.delete(lobby.id);
+      deleted++;
       this.publishTo(members.map((m) => m.user_id), lobby.application_id, DispatchEvent.LobbyDelete, { id: lobby.id, application_id: lobby.application_id });
       this.log.info('lobby idle timeout', { lobbyId: lobby.id });
     }
-    return expired.length;
+    return deleted;
   }
 
   private async removeMembers(lobby: LobbiesTable, userIds: string[]): Promise<void> {

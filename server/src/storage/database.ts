@@ -19,6 +19,7 @@ export interface OpenDatabase {
 /** Opens the configured database and brings its schema up to date. */
 export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase> {
   let db: Kysely<Database>;
+  let migrationTableSchema: string | undefined;
   if (config.dialect === 'sqlite') {
     if (config.file !== ':memory:') mkdirSync(join(config.file, '..'), { recursive: true });
     const sqlite = new BetterSqlite3(config.file);
@@ -39,6 +40,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase
         await admin.end();
       }
     }
+    migrationTableSchema = schema || undefined;
     const pool = new pg.Pool({
       connectionString: config.connectionString,
       max: 10,
@@ -46,7 +48,9 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase
     });
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  // Name the schema of kysely's own tables: its introspection sees every schema, and would take
+  // another schema's lock table for ours.
+  const migrator = new Migrator({ db, provider: migrationProvider, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const { error } = await migrator.migrateToLatest();
   if (error) {
     await db.destroy();
