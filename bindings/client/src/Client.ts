@@ -88,6 +88,12 @@ export class Client {
   private heldLobbyEvents: PendingLobbyEvent[] | undefined;
   /** READY seen since the last Disconnected: lobby state is valid even while Reconnecting. */
   private hadReady = false;
+  /**
+   * Lobbies left through leaveLobby whose LOBBY_DELETE has not arrived yet. REST and Gateway
+   * are separate connections, so an update sent before the leave can arrive after its response;
+   * without this it would bring the lobby back until LOBBY_DELETE removed it again.
+   */
+  private readonly leftLobbies = new Set<string>();
 
   constructor(private readonly options: ClientOptions = {}) {
     const apiBase = (options.apiBase ?? defaultApiBase()).replace(/\/+$/, '');
@@ -348,6 +354,7 @@ export class Client {
     const lobby = await this.http.request<Lobby>({ method: 'PUT', path: '/lobbies', body, auth: true });
     // The LOBBY_CREATE dispatch may come before or after this response. Take the response only
     // for a lobby not known yet: if the dispatch came first, its state is at least as new.
+    this.leftLobbies.delete(lobby.id);
     const state = this.state.lobbies;
     if (state && !state.has(lobby.id)) this.applyLobby(lobby);
     return lobby.id;
@@ -358,6 +365,7 @@ export class Client {
     this.requireSession('leaveLobby');
     await this.http.request<void>({ method: 'DELETE', path: `/lobbies/${lobbyId}/members/@me`, auth: true });
     // Deleted locally now rather than when LOBBY_DELETE arrives, which then changes nothing.
+    this.leftLobbies.add(lobbyId);
     this.removeLobby(lobbyId);
   }
 
@@ -456,6 +464,7 @@ export class Client {
       // Without a session the lobby state would go stale unnoticed; READY rebuilds it.
       this.hadReady = false;
       this.heldLobbyEvents = undefined;
+      this.leftLobbies.clear();
       this.state.lobbies?.reset();
       this.state.additionalNames.clear();
     }
@@ -475,15 +484,20 @@ export class Client {
       case DispatchEvent.Resumed:
         return;
       case DispatchEvent.LobbyCreate:
-      case DispatchEvent.LobbyUpdate:
+        // Joined (again): whatever was left before is over.
+        this.leftLobbies.delete((data as Lobby).id);
         this.applyLobby(data as Lobby);
         return;
+      case DispatchEvent.LobbyUpdate:
+        if (!this.leftLobbies.has((data as Lobby).id)) this.applyLobby(data as Lobby);
+        return;
       case DispatchEvent.LobbyDelete:
+        this.leftLobbies.delete((data as LobbyDeleteData).id);
         this.removeLobby((data as LobbyDeleteData).id);
         return;
       case DispatchEvent.LobbyMemberAdd:
       case DispatchEvent.LobbyMemberUpdate:
-        this.applyMember(data as LobbyMemberEventData);
+        if (!this.leftLobbies.has((data as LobbyMemberEventData).lobby_id)) this.applyMember(data as LobbyMemberEventData);
         return;
       case DispatchEvent.LobbyMemberRemove:
         this.removeMember(data as LobbyMemberEventData);
@@ -510,6 +524,7 @@ export class Client {
     this.rememberUser(ready.user, false);
     if (ready.application?.id) this.applicationId ??= ready.application.id;
     // READY is the truth after a fresh Identify: lobbies not in it are gone (endSync deletes).
+    this.leftLobbies.clear();
     lobbies.beginSync();
     for (const lobby of ready.lobbies ?? []) {
       this.rememberLobbyExtras(lobby);

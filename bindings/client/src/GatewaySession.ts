@@ -211,6 +211,7 @@ export class GatewaySession {
       }
       this.seq = payload.s;
     }
+    this.host.logger.verbose(`dispatch ${event} s=${payload.s ?? '-'}`);
     if (event === DispatchEvent.Ready) {
       const ready = payload.d as ReadyData;
       this.sessionId = ready.session_id;
