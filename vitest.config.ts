@@ -6,6 +6,7 @@ export default defineConfig({
     exclude: ['**/node_modules/**', '**/dist/**'],
     // Integration tests start real servers and browsers; 2 cores is the budget.
     maxWorkers: 2,
+    reporters: ['default', './tools/vitest/summaryReporter.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },
