@@ -24,3 +24,40 @@ export {
   memberMetadataLength,
   copyMemberMetadata,
 } from './lobby/LobbyStore';
+
+// ---- buffers --------------------------------------------------------------------------------
+export { bufferAlloc, bufferFree, reservePool } from './buffers';
+export { resultAddress } from './result';
+
+// ---- crypto ---------------------------------------------------------------------------------
+export {
+  aeadCreate,
+  aeadDestroy,
+  aeadAlgorithm,
+  aeadNonceLength,
+  aeadSeal,
+  aeadOpen,
+  aeadSealTruncated,
+  aeadOpenTruncated,
+} from './crypto/aead';
+export { hchacha20 } from './crypto/chacha';
+export { aesEncryptBlock } from './crypto/aes';
+
+// ---- voice ----------------------------------------------------------------------------------
+export { rtpWriteHeader, rtpsizeHeaderLength, rtpParse, seqDelta, timestampDelta } from './voice/rtp';
+export { transportSeal, transportOpen } from './voice/transport';
+export { daveEncrypt, daveDecrypt, daveParse, daveRangesAddress } from './voice/dave';
+export { sha256, hmacSha256, hkdfExpandSha256 } from './crypto/sha256';
+
+// ---- media ----------------------------------------------------------------------------------
+export { jitterCreate, jitterDestroy, jitterReset, jitterPush, jitterPop, jitterDepth, jitterStat } from './media/jitter';
+export { mixF32, mixI16 } from './media/mixer';
+export { vadCreate, vadConfigure, vadDestroy, vadProcessF32, vadProcessI16, vadLevel } from './media/vad';
+export {
+  resamplerCreate,
+  resamplerDestroy,
+  resamplerReset,
+  resamplerInput,
+  resamplerOutputLength,
+  resamplerProcess,
+} from './media/resampler';

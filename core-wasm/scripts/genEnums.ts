@@ -14,6 +14,10 @@ type EnumObject = Readonly<Record<string, number>>;
 export const GENERATED_ENUMS: ReadonlyArray<{ name: string; from: string; values: EnumObject }> = [
   { name: 'LobbyEventKind', from: 'core-wasm/src/enums.ts', values: coreEnums.LobbyEventKind },
   { name: 'LobbyMemberFlags', from: '@social-layer/protocol', values: LobbyMemberFlags },
+  { name: 'AeadAlgorithm', from: 'core-wasm/src/enums.ts', values: coreEnums.AeadAlgorithm },
+  { name: 'CoreError', from: 'core-wasm/src/enums.ts', values: coreEnums.CoreError },
+  { name: 'JitterPush', from: 'core-wasm/src/enums.ts', values: coreEnums.JitterPush },
+  { name: 'JitterPop', from: 'core-wasm/src/enums.ts', values: coreEnums.JitterPop },
 ];
 
 export const GENERATED_PATH = fileURLToPath(new URL('../assembly/generated/enums.ts', import.meta.url));

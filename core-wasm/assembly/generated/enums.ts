@@ -16,3 +16,41 @@ export const enum LobbyMemberFlags {
   None = 0,
   CanLinkLobby = 1,
 }
+
+// from core-wasm/src/enums.ts
+export const enum AeadAlgorithm {
+  Aes256Gcm = 1,
+  XChaCha20Poly1305 = 2,
+  ChaCha20Poly1305 = 3,
+  Aes128Gcm = 4,
+}
+
+// from core-wasm/src/enums.ts
+export const enum CoreError {
+  TooShort = -1,
+  TooLong = -2,
+  BadVersion = -3,
+  AuthFailed = -4,
+  BadExtension = -5,
+  BadPadding = -6,
+  NoRoom = -7,
+  BadFrame = -8,
+  BadArgument = -9,
+  Replayed = -10,
+  NoKey = -11,
+}
+
+// from core-wasm/src/enums.ts
+export const enum JitterPush {
+  Stored = 0,
+  Duplicate = 1,
+  Late = 2,
+  TooLarge = 3,
+  Reset = 4,
+}
+
+// from core-wasm/src/enums.ts
+export const enum JitterPop {
+  Empty = -1,
+  Lost = -2,
+}
