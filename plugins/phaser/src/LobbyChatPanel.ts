@@ -19,7 +19,8 @@ export class LobbyChatPanel {
   readonly #send: HTMLButtonElement;
   readonly #error: HTMLElement;
   readonly #empty: HTMLLIElement;
-  readonly #rows = new Map<string, HTMLLIElement>();
+  /** Shown messages by ID. The handles are kept: history is not in the client's message cache. */
+  readonly #rows = new Map<string, { row: HTMLLIElement; message: MessageHandle }>();
   readonly #maxMessages: number;
   readonly #unsubscribe: (() => void)[] = [];
   #destroyed = false;
@@ -57,6 +58,7 @@ export class LobbyChatPanel {
     this.#input.addEventListener('keydown', stopPropagation);
     this.#input.addEventListener('keyup', stopPropagation);
     this.#unsubscribe.push(client.on('messageCreated', this.#onMessageCreated));
+    this.#unsubscribe.push(client.on('userUpdated', this.#onUserUpdated));
     parent.append(this.element);
   }
 
@@ -90,6 +92,15 @@ export class LobbyChatPanel {
   readonly #onMessageCreated = (messageId: string): void => {
     const message = this.#client.getMessageHandle(messageId);
     if (message) this.#add(message);
+  };
+
+  /** Author names are live, as `MessageHandle.author()` is: a rename relabels old rows too. */
+  readonly #onUserUpdated = (userId: string): void => {
+    for (const { row, message } of this.#rows.values()) {
+      if (message.authorId !== userId) continue;
+      const author = row.querySelector('.sl-chat-author');
+      if (author) author.textContent = messageAuthorLabel(message);
+    }
   };
 
   readonly #onSubmit = (event: Event): void => {
@@ -135,7 +146,7 @@ export class LobbyChatPanel {
 
     const stick = this.#log.scrollHeight - this.#log.scrollTop - this.#log.clientHeight < 24;
     this.#insertInOrder(message.id, row);
-    this.#rows.set(message.id, row);
+    this.#rows.set(message.id, { row, message });
     this.#empty.remove();
     while (this.#rows.size > this.#maxMessages) {
       const oldest = this.#log.firstElementChild as HTMLLIElement;

@@ -93,6 +93,13 @@ describe('SocialLayerPlugin in a Phaser game', () => {
     });
     expect(await page.locator('.sl-chat-text').allTextContents()).toEqual(['first', 'second']);
     expect(await page.locator('.sl-chat-author').allTextContents()).toEqual(['Linus', 'Grace']);
+    await page.evaluate(() => {
+      const { client } = (window as any).harness;
+      client.members.get('2').name = 'Grace H.';
+      client.emit('userUpdated', '2');
+    });
+    expect(await page.locator('.sl-chat-author').allTextContents()).toEqual(['Linus', 'Grace H.']);
+    expect(await page.locator('.sl-member[data-user-id="2"] .sl-member-name').textContent()).toBe('Grace H.');
 
     await page.locator('.sl-chat-input').fill('  hi there ');
     await page.locator('.sl-chat-input').press('Enter');

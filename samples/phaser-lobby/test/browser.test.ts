@@ -68,8 +68,13 @@ async function openPlayer(name: string, url: string): Promise<{ context: Browser
 
 /** Waits for the sample to be in its lobby and returns who it is. */
 async function waitReady(page: Page): Promise<HookInfo> {
-  await page.waitForFunction(() => window.__socialLayerSample !== undefined);
-  await page.evaluate(() => window.__socialLayerSample.ready);
+  try {
+    await page.waitForFunction(() => window.__socialLayerSample !== undefined, undefined, { timeout: 20_000 });
+    await page.evaluate(() => window.__socialLayerSample.ready);
+  } catch (error) {
+    // What the page said is usually the real cause (a bundle that threw, a failed request).
+    throw new Error(`the sample did not get ready: ${String(error)}\npage errors:\n${pageErrors.join('\n')}`);
+  }
   return page.evaluate(() => {
     const hook = window.__socialLayerSample;
     return {
@@ -191,11 +196,14 @@ describe('phaser-lobby sample in Chromium', () => {
     );
     await b.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-b-reloaded.png') });
 
-    // A picks a new name in the page header; B's member list follows.
+    // A picks a new name in the page header; B's member list and chat author labels follow.
     await a.page.locator('#name-input').fill('Captain A');
     await a.page.locator('#name-input').press('Enter');
     await expect
       .poll(() => memberRow(b.page, infoA.userId).locator('.sl-member-name').textContent(), { timeout: 15_000 })
+      .toBe('Captain A');
+    await expect
+      .poll(() => b.page.locator('.sl-chat-message', { hasText: text }).locator('.sl-chat-author').textContent())
       .toBe('Captain A');
 
     // B closes the tab: A's list shows B offline (after the server's short presence grace).
