@@ -528,7 +528,7 @@ export class Client {
     lobbies.beginSync();
     for (const lobby of ready.lobbies ?? []) {
       this.rememberLobbyExtras(lobby);
-      lobbies.upsertLobby(lobbySnapshot(lobby));
+      lobbies.upsertLobby(lobbySnapshot(lobby, this.state.selfId));
     }
     lobbies.endSync();
     this.hadReady = true;
@@ -540,7 +540,7 @@ export class Client {
     const lobbies = this.state.lobbies;
     if (!lobbies) return;
     this.rememberLobbyExtras(lobby);
-    lobbies.upsertLobby(lobbySnapshot(lobby));
+    lobbies.upsertLobby(lobbySnapshot(lobby, this.state.selfId));
     this.flushLobbyEvents();
   }
 
@@ -559,7 +559,7 @@ export class Client {
       return;
     }
     this.rememberMemberExtras(lobbyId, member);
-    lobbies.upsertMember(lobbyId, memberSnapshot(member));
+    lobbies.upsertMember(lobbyId, memberSnapshot(member, this.state.selfId));
     this.flushLobbyEvents();
   }
 

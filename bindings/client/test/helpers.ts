@@ -21,16 +21,24 @@ import {
 export interface TestEnv {
   url: string;
   appId: string;
+  /** Closes the server (Gateway sockets get op 7) and starts it again on the same port and data. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startTestServer(options: Partial<ServerOptions> = {}): Promise<TestEnv> {
   const dataDir = await mkdtemp(join(tmpdir(), 'sl-client-test-'));
-  const server = await startServer({ port: 0, dataDir, logLevel: 'error', serveSamples: false, ...options });
+  const base = { dataDir, logLevel: 'error' as const, serveSamples: false, ...options };
+  let server = await startServer({ ...base, port: 0 });
   const app = await server.createApplication({ name: 'Client tests' });
   return {
     url: server.url,
     appId: app.id,
+    async restart() {
+      const port = server.port;
+      await server.close();
+      server = await startServer({ ...base, port });
+    },
     async close() {
       await server.close();
       await rm(dataDir, { recursive: true, force: true });

@@ -175,6 +175,10 @@ describe('lobbies and messages', { timeout: 20_000 }, () => {
     const readyAt = again.events.findIndex((e) => e[0] === 'statusChanged' && e[1] === ClientStatus.Ready);
     const createdAt = again.events.findIndex((e) => e[0] === 'lobbyCreated' && e[1] === lobbyId);
     expect(createdAt).toBeGreaterThan(readyAt);
+    // We are connected by definition; READY must not show us offline and flip us back.
+    expect(again.client.getLobbyHandle(lobbyId)?.getLobbyMemberHandle(again.userId)?.connected()).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(eventsNamed(again.events, 'lobbyMemberUpdated').filter(([, m]) => m === again.userId)).toEqual([]);
 
     const history = await again.client.getLobbyMessagesWithLimit(lobbyId, 0);
     expect(history.map((m) => m.content())).toEqual(['three', 'two', 'one']);

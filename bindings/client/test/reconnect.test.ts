@@ -127,6 +127,28 @@ describe('reconnect and resume', { timeout: 30_000 }, () => {
     expect(alice.client.getLobbyHandle(lobbyId)?.lobbyMemberIds()).toEqual([alice.userId]);
   });
 
+  it('survives a server restart: op 7, then a fresh session with the same lobby', async () => {
+    const restartable = await startTestServer({ presenceGraceMs: 50 });
+    try {
+      const alice = await connectGuest(restartable);
+      guests.push(alice);
+      const lobbyId = await alice.client.createOrJoinLobby(newSecret());
+      const before = alice.events.length;
+      await restartable.restart();
+      await waitFor(() => alice.client.getStatus() === ClientStatus.Ready && alice.events.length > before, 'ready after restart', 10_000);
+      const statuses = eventsNamed(alice.events.slice(before), 'statusChanged').map(([s]) => s);
+      expect(statuses).toEqual([ClientStatus.Reconnecting, ClientStatus.Ready]);
+      expect(alice.client.getLobbyIds()).toEqual([lobbyId]);
+      // The lobby never went away for the client: no delete/create pair from the new READY.
+      expect(alice.events.slice(before).filter((e) => e[0] !== 'statusChanged')).toEqual([]);
+      const messageId = await alice.client.sendLobbyMessage(lobbyId, 'still here');
+      await waitFor(() => alice.client.getMessageHandle(messageId), 'message after restart');
+      await alice.client.disconnect();
+    } finally {
+      await restartable.close();
+    }
+  });
+
   it('disconnect() while reconnecting stops retrying', async () => {
     const alice = await guest(newDeviceId());
     alice.lab.blocked = true;
