@@ -69,7 +69,7 @@ async function openPlayer(name: string, url: string): Promise<{ context: Browser
 /** Waits for the sample to be in its lobby and returns who it is. */
 async function waitReady(page: Page): Promise<HookInfo> {
   try {
-    await page.waitForFunction(() => window.__socialLayerSample !== undefined, undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => window.__socialLayerSample !== undefined, undefined, { timeout: 45_000 });
     await page.evaluate(() => window.__socialLayerSample.ready);
   } catch (error) {
     // What the page said is usually the real cause (a bundle that threw, a failed request).
@@ -108,11 +108,14 @@ beforeAll(async () => {
     );
   }
   await ensureCoreWasmBuilt();
-  await build();
   await mkdir(resultsDir, { recursive: true });
   dataDir = await mkdtemp(join(tmpdir(), 'phaser-lobby-'));
+  // A fresh build of the current sources into the temp folder, served from there: the repo's
+  // dist/ stays untouched for other suites that may be serving it at the same time.
+  const samplesDir = join(dataDir, 'samples');
+  await build({ outdir: join(samplesDir, 'phaser-lobby', 'dist') });
   const { startServer } = await import('@social-layer/server');
-  server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, logLevel: 'warn' });
+  server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, samplesDir, logLevel: 'warn' });
   // /games/config.json names the server's first application.
   applicationId = (await server.createApplication({ name: 'Phaser lobby test' })).id;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -157,27 +160,27 @@ describe('phaser-lobby sample in Chromium', () => {
       [b.page, infoA],
     ] as const) {
       const row = memberRow(page, other.userId);
-      await expect.poll(() => row.getAttribute('data-connected'), { timeout: 15_000 }).toBe('true');
-      await expect.poll(() => row.locator('.sl-member-name').textContent()).toBe(other.displayName);
+      await expect.poll(() => row.getAttribute('data-connected'), { timeout: 20_000 }).toBe('true');
+      await expect.poll(() => row.locator('.sl-member-name').textContent(), { timeout: 20_000 }).toBe(other.displayName);
     }
-    await expect.poll(() => avatarPosition(a.page, infoB.userId)).not.toBeNull();
+    await expect.poll(() => avatarPosition(a.page, infoB.userId), { timeout: 20_000 }).not.toBeNull();
 
     // A chats; B's panel shows it.
     const text = `hello from A ${Date.now()}`;
     await a.page.locator('.sl-chat-input').fill(text);
     await a.page.locator('.sl-chat-input').press('Enter');
     const received = b.page.locator('.sl-chat-message', { hasText: text });
-    await received.waitFor({ timeout: 15_000 });
+    await received.waitFor({ timeout: 20_000 });
     expect(await received.getAttribute('data-author-id')).toBe(infoA.userId);
     expect(await received.locator('.sl-chat-author').textContent()).toBe(infoA.displayName);
-    await a.page.locator('.sl-chat-message', { hasText: text }).waitFor({ timeout: 15_000 });
+    await a.page.locator('.sl-chat-message', { hasText: text }).waitFor({ timeout: 20_000 });
     expect(await a.page.locator('.sl-chat-message', { hasText: text }).count()).toBe(1);
 
     // A clicks the field: its avatar walks there, and B sees it arrive.
     const target = { x: 700, y: 380 };
     await clickWorld(a.page, target.x, target.y);
-    await expect.poll(() => avatarPosition(a.page, infoA.userId), { timeout: 15_000 }).toEqual(target);
-    await expect.poll(() => avatarPosition(b.page, infoA.userId), { timeout: 15_000 }).toEqual(target);
+    await expect.poll(() => avatarPosition(a.page, infoA.userId), { timeout: 20_000 }).toEqual(target);
+    await expect.poll(() => avatarPosition(b.page, infoA.userId), { timeout: 20_000 }).toEqual(target);
 
     await a.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-a.png') });
     await b.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-b.png') });
@@ -189,9 +192,9 @@ describe('phaser-lobby sample in Chromium', () => {
     expect(infoB2.userId).toBe(infoB.userId);
     expect(infoB2.lobbyId).toBe(infoB.lobbyId);
     expect(infoB2.displayName).toBe(infoB.displayName);
-    await b.page.locator('.sl-chat-message', { hasText: text }).waitFor({ timeout: 15_000 });
-    await expect.poll(() => avatarPosition(b.page, infoA.userId), { timeout: 15_000 }).toEqual(target);
-    await expect.poll(() => memberRow(a.page, infoB.userId).getAttribute('data-connected'), { timeout: 15_000 }).toBe(
+    await b.page.locator('.sl-chat-message', { hasText: text }).waitFor({ timeout: 20_000 });
+    await expect.poll(() => avatarPosition(b.page, infoA.userId), { timeout: 20_000 }).toEqual(target);
+    await expect.poll(() => memberRow(a.page, infoB.userId).getAttribute('data-connected'), { timeout: 20_000 }).toBe(
       'true',
     );
     await b.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-b-reloaded.png') });
@@ -200,10 +203,10 @@ describe('phaser-lobby sample in Chromium', () => {
     await a.page.locator('#name-input').fill('Captain A');
     await a.page.locator('#name-input').press('Enter');
     await expect
-      .poll(() => memberRow(b.page, infoA.userId).locator('.sl-member-name').textContent(), { timeout: 15_000 })
+      .poll(() => memberRow(b.page, infoA.userId).locator('.sl-member-name').textContent(), { timeout: 20_000 })
       .toBe('Captain A');
     await expect
-      .poll(() => b.page.locator('.sl-chat-message', { hasText: text }).locator('.sl-chat-author').textContent())
+      .poll(() => b.page.locator('.sl-chat-message', { hasText: text }).locator('.sl-chat-author').textContent(), { timeout: 20_000 })
       .toBe('Captain A');
 
     // B closes the tab: A's list shows B offline (after the server's short presence grace).
@@ -214,5 +217,5 @@ describe('phaser-lobby sample in Chromium', () => {
     await a.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-a-after-b-left.png') });
 
     expect(pageErrors).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 });
