@@ -112,6 +112,10 @@ describe('lobbies and messages', { timeout: 20_000 }, () => {
     await bob.client.updateProvisionalAccountDisplayName('Bobby');
     expect(me?.displayName).toBe('Bobby');
     expect(me?.globalName).toBe('Bobby');
+    // Co-members hear about it too, through the same UserHandle they already hold.
+    const bobUser = bobMember.user();
+    await waitFor(() => bobUser?.displayName === 'Bobby', 'alice to see the new name');
+    expect(eventsNamed(alice.events, 'userUpdated')).toContainEqual([bob.userId]);
   });
 
   it('leaveLobby deletes the lobby locally and removes the member for the others', async () => {
