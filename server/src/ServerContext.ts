@@ -3,6 +3,7 @@ import type { ConnectionTracker } from './events/ConnectionTracker.ts';
 import type { EventBus } from './events/EventBus.ts';
 import type { LobbyService } from './lobbies/LobbyService.ts';
 import type { Logger } from './log/Logger.ts';
+import type { RateLimiter } from './http/RateLimiter.ts';
 import type { Store } from './storage/Store.ts';
 
 /** What route handlers and the Gateway share. */
@@ -12,6 +13,8 @@ export interface ServerContext {
   connections: ConnectionTracker;
   lobbies: LobbyService;
   log: Logger;
+  /** Null when rate limits are off (benchmarks measuring raw throughput). */
+  rateLimiter: RateLimiter | null;
   /** http(s)://host:port as the caller reached us. */
   publicHttpUrl(req: IncomingMessage): string;
   /** ws(s)://host:port/gateway as the caller reached us. */

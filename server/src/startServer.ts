@@ -6,6 +6,7 @@ import { ConnectionTracker } from './events/ConnectionTracker.ts';
 import { type EventBus, LocalEventBus } from './events/EventBus.ts';
 import { GatewayServer } from './gateway/GatewayServer.ts';
 import { createHttpApp } from './http/createHttpApp.ts';
+import { RateLimiter } from './http/RateLimiter.ts';
 import { gameRoutes } from './http/routes/games.ts';
 import { LobbyService } from './lobbies/LobbyService.ts';
 import { Logger, type LogLevel, type LogSink } from './log/Logger.ts';
@@ -37,6 +38,8 @@ export interface ServerOptions {
   serveSamples?: boolean;
   samplesDir?: string;
   bus?: EventBus;
+  /** HTTP rate limits with the public headers. Default on; benchmarks of raw throughput turn them off. */
+  rateLimits?: boolean;
 }
 
 export interface RunningServer {
@@ -63,8 +66,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const host = options.host ?? '127.0.0.1';
   const fallbackHost = `${host}:${port}`;
 
+  const rateLimiter = options.rateLimits === false ? null : new RateLimiter();
   const ctx: ServerContext = {
     store,
+    rateLimiter,
     bus,
     connections,
     lobbies,
@@ -131,6 +136,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       clearInterval(sweeper);
       await gateway.close();
       connections.close();
+      rateLimiter?.close();
       await app.close();
       await bus.close();
       await store.close();

@@ -28,6 +28,7 @@ describe('Gateway handshake', () => {
     expect(ready.application.id).toBe(t.app.id);
     expect(ready.lobbies.map((l: any) => l.id)).toEqual([lobby.body.id]);
     expect(ready.lobbies[0].metadata).toEqual({ mode: 'ctf' });
+    expect(ready.lobbies[0].members.find((m: any) => m.id === alice.userId).connected).toBe(true);
     expect(g.dispatches('READY')[0].s).toBe(1);
     g.send({ op: 1, d: 1 });
     await g.next((f) => f.op === 11);

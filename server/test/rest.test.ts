@@ -256,3 +256,25 @@ describe('server-side member management (Bot token)', () => {
     expect((await t.req('GET', `/lobbies/${lobbyId}`, { token: alice.token })).body.members.length).toBe(before - 3);
   });
 });
+
+describe('rate limits', () => {
+  it('reports the public headers and refuses with 429 past the budget, changing nothing', async () => {
+    const g = await t.guest('Speedy');
+    const first = await t.req('PATCH', '/users/@me', { token: g.token, body: { global_name: 'n0' } });
+    expect(first.headers.get('x-ratelimit-limit')).toBe('10');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('9');
+    expect(Number(first.headers.get('x-ratelimit-reset-after'))).toBeGreaterThan(0);
+    expect(first.headers.get('x-ratelimit-bucket')).toMatch(/^[0-9a-f]{16}$/);
+    for (let i = 1; i < 10; i++) expect((await t.req('PATCH', '/users/@me', { token: g.token, body: { global_name: `n${i}` } })).status).toBe(200);
+    const limited = await t.req('PATCH', '/users/@me', { token: g.token, body: { global_name: 'too-fast' } });
+    expect(limited.status).toBe(429);
+    expect(limited.body.message).toBe('You are being rate limited.');
+    expect(limited.body.global).toBe(false);
+    expect(limited.body.retry_after).toBeGreaterThan(0);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get('x-ratelimit-scope')).toBe('user');
+    expect((await t.req('GET', '/users/@me', { token: g.token })).body.global_name).toBe('n9');
+    // Budgets are per caller: someone else is unaffected.
+    expect((await t.req('PATCH', '/users/@me', { token: alice.token, body: { global_name: 'Alice' } })).status).toBe(200);
+  });
+});

@@ -111,6 +111,8 @@ export class GatewayConnection {
     this.session = session;
     this.hub.register(session);
     session.attach((frame) => this.sendFrame(frame));
+    // Count the connection before reading the lobbies, so READY already shows this user connected.
+    if (identity.kind === 'bearer') this.hub.connections.attach(identity.applicationId, identity.user.id);
     const ready: ReadyData = {
       v: GATEWAY_VERSION,
       user: identity.user,
@@ -123,7 +125,6 @@ export class GatewayConnection {
     // The session was subscribed before the lobbies were read, so a change made meanwhile is
     // either in READY or held and sent right after it; none falls between the two.
     session.sendReady(JSON.stringify(ready));
-    if (identity.kind === 'bearer') this.hub.connections.attach(identity.applicationId, identity.user.id);
   }
 
   private async onResume(d: unknown): Promise<void> {

@@ -12,7 +12,11 @@ export class ApiError extends Error {
     super(message);
   }
 
-  body(): ApiErrorBody {
+  /** Seconds to wait, for 429s: the body then has the public rate-limit shape. */
+  retryAfter?: number;
+
+  body(): ApiErrorBody | { message: string; retry_after: number; global: boolean } {
+    if (this.status === 429) return { message: this.message, retry_after: this.retryAfter ?? 1, global: false };
     return this.errors ? { code: this.code, message: this.message, errors: this.errors } : { code: this.code, message: this.message };
   }
 }

@@ -2,6 +2,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { Limits } from '@social-layer/protocol';
 import type { ServerContext } from '../ServerContext.ts';
 import { ApiError, Errors } from './ApiError.ts';
+import type { BucketRule } from './RateLimiter.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { lobbyRoutes } from './routes/lobbies.ts';
 import { partnerSdkRoutes } from './routes/partnerSdk.ts';
@@ -24,6 +25,11 @@ export function createHttpApp(ctx: ServerContext): FastifyInstance {
     } catch {
       done(Errors.invalidJson(), undefined);
     }
+  });
+
+  app.addHook('preHandler', async (req, reply) => {
+    const rule = (req.routeOptions.config as { rateLimit?: BucketRule } | undefined)?.rateLimit;
+    if (rule && ctx.rateLimiter) ctx.rateLimiter.check(req, reply, rule);
   });
 
   app.addHook('onResponse', async (req, reply) => {

@@ -7,6 +7,12 @@ import { array, bool, int, metadata, nullable, object, parse, snowflake, str } f
 
 const SCOPE = 'sdk.social_layer';
 
+/** Budgets per caller; see RateLimiter for why they are sized for play, not for pre-approval. */
+const WRITE = { config: { rateLimit: { bucket: 'lobbies.write', limit: 60, windowMs: 10_000 } } };
+const READ = { config: { rateLimit: { bucket: 'lobbies.read', limit: 60, windowMs: 10_000 } } };
+const SEND = { config: { rateLimit: { bucket: 'lobbies.messages.send', limit: 50, windowMs: 10_000 } } };
+const HISTORY = { config: { rateLimit: { bucket: 'lobbies.messages.read', limit: 30, windowMs: 10_000 } } };
+
 const createOrJoinBody = object({
   secret: { check: str({ min: 1, max: Limits.lobbySecretMaxLength }), required: true },
   idle_timeout_seconds: { check: int({ min: Limits.idleTimeoutMinSeconds, max: Limits.idleTimeoutMaxSeconds }) },
@@ -45,7 +51,7 @@ function lobbyId(req: FastifyRequest): string {
 
 /** Lobby routes of protocols.md 2.6. */
 export function lobbyRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.put('/api/v10/lobbies', async (req) => {
+  app.put('/api/v10/lobbies', WRITE, async (req) => {
     const p = requireBearer(await authenticate(req, ctx.store), SCOPE);
     const body = parse(createOrJoinBody, req.body);
     return ctx.lobbies.createOrJoin(p.applicationId, p.userId, {
@@ -56,7 +62,7 @@ export function lobbyRoutes(app: FastifyInstance, ctx: ServerContext): void {
     });
   });
 
-  app.post('/api/v10/lobbies', async (req, reply) => {
+  app.post('/api/v10/lobbies', WRITE, async (req, reply) => {
     const bot = requireBot(await authenticate(req, ctx.store));
     const body = parse(createBody, req.body);
     const lobby = await ctx.lobbies.createServerLobby(bot.applicationId, {
@@ -68,26 +74,26 @@ export function lobbyRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return lobby;
   });
 
-  app.get('/api/v10/lobbies/:id', async (req) => {
+  app.get('/api/v10/lobbies/:id', READ, async (req) => {
     const p = await authenticate(req, ctx.store);
     const id = lobbyId(req);
     return ctx.lobbies.get(p.applicationId, id, p.kind === 'bearer' ? p.userId : null);
   });
 
-  app.delete('/api/v10/lobbies/:id', async (req, reply) => {
+  app.delete('/api/v10/lobbies/:id', WRITE, async (req, reply) => {
     const bot = requireBot(await authenticate(req, ctx.store));
     const id = (req.params as { id: string }).id;
     if (isSnowflake(id)) await ctx.lobbies.deleteLobby(bot.applicationId, id);
     reply.code(204);
   });
 
-  app.delete('/api/v10/lobbies/:id/members/@me', async (req, reply) => {
+  app.delete('/api/v10/lobbies/:id/members/@me', WRITE, async (req, reply) => {
     const p = requireBearer(await authenticate(req, ctx.store), SCOPE);
     await ctx.lobbies.leave(p.applicationId, lobbyId(req), p.userId);
     reply.code(204);
   });
 
-  app.put('/api/v10/lobbies/:id/members/:userId', async (req) => {
+  app.put('/api/v10/lobbies/:id/members/:userId', WRITE, async (req) => {
     const bot = requireBot(await authenticate(req, ctx.store));
     const id = lobbyId(req);
     const userId = (req.params as { userId: string }).userId;
@@ -99,7 +105,7 @@ export function lobbyRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return member;
   });
 
-  app.delete('/api/v10/lobbies/:id/members/:userId', async (req, reply) => {
+  app.delete('/api/v10/lobbies/:id/members/:userId', WRITE, async (req, reply) => {
     const bot = requireBot(await authenticate(req, ctx.store));
     const id = lobbyId(req);
     const userId = (req.params as { userId: string }).userId;
@@ -108,7 +114,7 @@ export function lobbyRoutes(app: FastifyInstance, ctx: ServerContext): void {
     reply.code(204);
   });
 
-  app.post('/api/v10/lobbies/:id/members/bulk', async (req) => {
+  app.post('/api/v10/lobbies/:id/members/bulk', WRITE, async (req) => {
     const bot = requireBot(await authenticate(req, ctx.store));
     const id = lobbyId(req);
     const body = parse(bulkBody, req.body);
@@ -124,14 +130,14 @@ export function lobbyRoutes(app: FastifyInstance, ctx: ServerContext): void {
     );
   });
 
-  app.post('/api/v10/lobbies/:id/messages', async (req) => {
+  app.post('/api/v10/lobbies/:id/messages', SEND, async (req) => {
     const p = requireBearer(await authenticate(req, ctx.store), SCOPE);
     const id = lobbyId(req);
     const body = parse(messageBody, req.body);
     return ctx.lobbies.sendMessage(p.applicationId, id, p.userId, body);
   });
 
-  app.get('/api/v10/lobbies/:id/messages', async (req) => {
+  app.get('/api/v10/lobbies/:id/messages', HISTORY, async (req) => {
     const p = requireBearer(await authenticate(req, ctx.store), SCOPE);
     const id = lobbyId(req);
     const raw = (req.query as Record<string, string | undefined>).limit;

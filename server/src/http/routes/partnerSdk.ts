@@ -23,6 +23,7 @@ const tokenBody = object({
 });
 
 const DEVICE_ID = /^[A-Za-z0-9_-]+$/;
+const TOKENS = { config: { rateLimit: { bucket: 'partner-sdk.token', limit: 120, windowMs: 60_000 } } };
 
 /**
  * Provisional (guest) accounts (protocols.md 2.7): the bot-token server endpoint, and the public
@@ -30,13 +31,13 @@ const DEVICE_ID = /^[A-Za-z0-9_-]+$/;
  * The OIDC and other identity-provider exchanges arrive with the accounts slice.
  */
 export function partnerSdkRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/api/v10/partner-sdk/token/bot', async (req) => {
+  app.post('/api/v10/partner-sdk/token/bot', TOKENS, async (req) => {
     const bot = requireBot(await authenticate(req, ctx.store));
     const body = parse(botBody, req.body);
     return issue(ctx, bot.applicationId, 'BOT', body.external_user_id, body.preferred_global_name);
   });
 
-  app.post('/api/v10/partner-sdk/token', async (req) => {
+  app.post('/api/v10/partner-sdk/token', TOKENS, async (req) => {
     const body = parse(tokenBody, req.body);
     const application = await ctx.store.applications.get(body.client_id);
     if (!application) throw Errors.unknownApplication();

@@ -11,7 +11,7 @@ const patchBody = object({
 });
 
 export function userRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.get('/api/v10/users/@me', async (req) => {
+  app.get('/api/v10/users/@me', { config: { rateLimit: { bucket: 'users.me', limit: 60, windowMs: 10_000 } } }, async (req) => {
     const p = await authenticate(req, ctx.store);
     const user = await ctx.store.users.get(p.kind === 'bot' ? p.botUserId : p.userId);
     if (!user) throw Errors.unknownUser();
@@ -19,7 +19,7 @@ export function userRoutes(app: FastifyInstance, ctx: ServerContext): void {
   });
 
   /** Display-name updates (UpdateProvisionalAccountDisplayName); co-members see the new name. */
-  app.patch('/api/v10/users/@me', async (req) => {
+  app.patch('/api/v10/users/@me', { config: { rateLimit: { bucket: 'users.me.write', limit: 10, windowMs: 10_000 } } }, async (req) => {
     const p = requireBearer(await authenticate(req, ctx.store));
     const body = parse(patchBody, req.body);
     if (body.global_name !== undefined) {
