@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { migrationProvider } from './migrations.ts';
+import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 
 export type DatabaseConfig =
