@@ -40,7 +40,8 @@ export {
   aeadSealTruncated,
   aeadOpenTruncated,
 } from './crypto/aead';
-export { hchacha20 } from './crypto/chacha';
+export { hchacha20, chacha20Xor } from './crypto/chacha';
+export { poly1305 } from './crypto/poly1305';
 export { aesEncryptBlock } from './crypto/aes';
 
 // ---- voice ----------------------------------------------------------------------------------

@@ -215,3 +215,8 @@ export function hchacha20(key: usize, nonce16: usize, out: usize): void {
   store<u32>(out, x0, 0); store<u32>(out, x1, 4); store<u32>(out, x2, 8); store<u32>(out, x3, 12);
   store<u32>(out, x12, 16); store<u32>(out, x13, 20); store<u32>(out, x14, 24); store<u32>(out, x15, 28);
 }
+
+/** Plain ChaCha20 (RFC 8439 2.4): XORs keystream from block `counter` into src -> dst. */
+export function chacha20Xor(key: usize, nonce: usize, counter: u32, src: usize, dst: usize, len: usize): void {
+  if (len > 0) chachaXor(key, nonce, counter, src, dst, len, 0);
+}

@@ -144,3 +144,10 @@ export function ctEqual(a: usize, b: usize, len: usize): i32 {
   for (let i: usize = 0; i < len; i++) d |= load<u8>(a + i) ^ load<u8>(b + i);
   return <i32>((d - 1) >> 31);
 }
+
+/** One-shot Poly1305 (RFC 8439 2.5) of msg[0..len) with a 32-byte one-time key. */
+export function poly1305(key: usize, msg: usize, len: usize, out: usize): void {
+  polyInit(key);
+  polyTail(msg, len);
+  polyFinish(out);
+}
