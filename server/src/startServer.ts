@@ -7,6 +7,7 @@ import { type EventBus, LocalEventBus } from './events/EventBus.ts';
 import { GatewayServer } from './gateway/GatewayServer.ts';
 import { createHttpApp } from './http/createHttpApp.ts';
 import { RateLimiter } from './http/RateLimiter.ts';
+import { UpgradeRouter } from './http/UpgradeRouter.ts';
 import { gameRoutes } from './http/routes/games.ts';
 import { LobbyService } from './lobbies/LobbyService.ts';
 import { Logger, type LogLevel, type LogSink } from './log/Logger.ts';
@@ -90,8 +91,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   await app.ready();
 
+  const upgrades = new UpgradeRouter(app.server);
   const gateway = new GatewayServer(
-    app.server,
+    upgrades,
     {
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
       resumeWindowMs: options.resumeWindowMs ?? 120_000,

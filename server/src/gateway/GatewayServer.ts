@@ -1,10 +1,11 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { GATEWAY_VERSION, GatewayCloseCode, type User } from '@social-layer/protocol';
 import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
 import { type EventBus, userTopic } from '../events/EventBus.ts';
 import type { LobbyService } from '../lobbies/LobbyService.ts';
 import type { Logger } from '../log/Logger.ts';
+import type { UpgradeRouter } from '../http/UpgradeRouter.ts';
 import { GatewayConnection } from './GatewayConnection.ts';
 import type { Session } from './Session.ts';
 
@@ -30,7 +31,7 @@ export class GatewayServer {
   private readonly wss: WebSocketServer;
 
   constructor(
-    server: Server,
+    upgrades: UpgradeRouter,
     private readonly options: GatewayServerOptions,
     private readonly bus: EventBus,
     readonly connections: ConnectionTracker,
@@ -40,12 +41,7 @@ export class GatewayServer {
     // maxPayload is a backstop well above the 4096-byte protocol limit, which the connection
     // checks itself so it can close with 4002 instead of ws's generic 1009.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-    server.on('upgrade', (req, socket, head) => {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      if (url.pathname !== '/gateway' && url.pathname !== '/gateway/') {
-        socket.destroy();
-        return;
-      }
+    upgrades.route('/gateway', (req, socket, head, url) => {
       this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req, url));
     });
   }
