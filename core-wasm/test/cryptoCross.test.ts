@@ -26,12 +26,12 @@ function nodePeer(cipher: 'aes-256-gcm' | 'aes-128-gcm' | 'chacha20-poly1305'): 
     name: `node:crypto ${cipher}`,
     encrypt(key, nonce, ad, msg) {
       const c = createCipheriv(cipher as 'chacha20-poly1305', key, nonce, { authTagLength: 16 });
-      c.setAAD(ad);
+      c.setAAD(ad, { plaintextLength: msg.length });
       return new Uint8Array(Buffer.concat([c.update(msg), c.final(), c.getAuthTag()]));
     },
     decrypt(key, nonce, ad, sealed) {
       const d = createDecipheriv(cipher as 'chacha20-poly1305', key, nonce, { authTagLength: 16 });
-      d.setAAD(ad);
+      d.setAAD(ad, { plaintextLength: sealed.length - 16 });
       d.setAuthTag(sealed.subarray(sealed.length - 16));
       const out = d.update(sealed.subarray(0, sealed.length - 16));
       try {

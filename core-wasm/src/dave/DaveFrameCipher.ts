@@ -1,6 +1,6 @@
 import { AeadAlgorithm, CoreError } from '../enums.ts';
 import { CoreAead } from '../crypto/CoreAead.ts';
-import type { VoiceCore } from '../VoiceCore.ts';
+import type { VoiceCore, WasmBuffer } from '../VoiceCore.ts';
 import type { KeyRatchet } from './KeyRatchet.ts';
 
 /** An unencrypted range of a media frame (video codecs keep headers readable). */
@@ -12,20 +12,32 @@ export interface UnencryptedRange {
 /** Trailer bytes a frame gains: tag 8 + nonce (up to 5) + size 1 + marker 2, plus ranges. */
 export const DAVE_MAX_OVERHEAD_OPUS = 16;
 
+/** The Opus silence frame, which DAVE leaves unencrypted. */
+export function isSilence(frame: Uint8Array, length = frame.length): boolean {
+  return length === 3 && frame[0] === 0xf8 && frame[1] === 0xff && frame[2] === 0xfe;
+}
+
 /** The generation a 32-bit truncated nonce belongs to (its top byte). */
 export function daveGeneration(nonce: number): number {
   return nonce >>> 24;
 }
 
-/** Addresses of a call's source and destination in core memory (reused, no allocation). */
+/**
+ * Addresses of a call's source and destination in core memory. In place when the caller's
+ * arrays live in core memory; otherwise through this object's own buffer (grown on demand,
+ * reused per frame), not the shared scratch, which key derivation uses mid-call.
+ */
 class CoreIo {
   src = 0;
   dst = 0;
   cap = 0;
   copied = false;
+  private buffer: WasmBuffer | undefined;
 
-  /** In place when the caller's arrays live in core memory, through scratch otherwise. */
-  prepare(core: VoiceCore, src: Uint8Array, length: number, dst: Uint8Array): void {
+  constructor(private readonly core: VoiceCore) {}
+
+  prepare(src: Uint8Array, length: number, dst: Uint8Array): void {
+    const core = this.core;
     this.cap = dst.length;
     if (core.owns(src) && core.owns(dst)) {
       this.src = src.byteOffset;
@@ -33,16 +45,26 @@ class CoreIo {
       this.copied = false;
       return;
     }
-    const base = core.scratchAddress(length + dst.length);
+    const need = length + dst.length;
+    if (!this.buffer || this.buffer.capacity < need) {
+      this.buffer?.free();
+      this.buffer = core.alloc(Math.max(need, 2048));
+    }
+    const base = this.buffer.address;
     core.bytes.set(src.subarray(0, length), base);
     this.src = base;
     this.dst = base + length;
     this.copied = true;
   }
 
-  finish(core: VoiceCore, dst: Uint8Array, result: number): number {
-    if (this.copied && result > 0) dst.set(core.bytes.subarray(this.dst, this.dst + result));
+  finish(dst: Uint8Array, result: number): number {
+    if (this.copied && result > 0) dst.set(this.core.bytes.subarray(this.dst, this.dst + result));
     return result;
+  }
+
+  free(): void {
+    this.buffer?.free();
+    this.buffer = undefined;
   }
 }
 
@@ -57,12 +79,22 @@ export class DaveFrameEncryptor {
   private wraps = 0;
   private generation = -1;
   private aead: CoreAead | undefined;
-  private readonly io = new CoreIo();
+  private readonly io: CoreIo;
 
   constructor(
     readonly core: VoiceCore,
     private ratchet: KeyRatchet,
-  ) {}
+    /** The nonce before the first frame's (0: the first frame uses 1, as libdave). */
+    initialNonce = 0,
+  ) {
+    this.nonce = initialNonce >>> 0;
+    this.io = new CoreIo(core);
+  }
+
+  /** The truncated nonce of the last encrypted frame. */
+  get lastNonce(): number {
+    return this.nonce;
+  }
 
   /** A new epoch: new ratchet, nonce back to 0. */
   setRatchet(ratchet: KeyRatchet): void {
@@ -80,6 +112,12 @@ export class DaveFrameEncryptor {
    */
   encrypt(src: Uint8Array, length: number, dst: Uint8Array, ranges: readonly UnencryptedRange[] = []): number {
     if (!(length >= 0 && length <= src.length)) return CoreError.TooLong;
+    if (isSilence(src, length)) {
+      // Passes through unencrypted and uses no nonce (protocols.md 4.4).
+      if (dst.length < 3) return CoreError.NoRoom;
+      if (dst !== src) dst.set(src.subarray(0, 3));
+      return 3;
+    }
     this.nonce = (this.nonce + 1) >>> 0;
     if (this.nonce === 0) this.wraps++;
     const generation = this.wraps * 256 + daveGeneration(this.nonce);
@@ -103,14 +141,15 @@ export class DaveFrameEncryptor {
       });
     }
     const io = this.io;
-    io.prepare(this.core, src, length, dst);
+    io.prepare(src, length, dst);
     const result = exports.daveEncrypt(ctx, io.src, length, io.dst, io.cap, this.nonce, exports.daveRangesAddress(), ranges.length);
-    return io.finish(this.core, dst, result);
+    return io.finish(dst, result);
   }
 
   destroy(): void {
     this.aead?.destroy();
     this.aead = undefined;
+    this.io.free();
   }
 }
 
@@ -124,7 +163,9 @@ export interface DaveFrameDecryptorOptions {
 
 /** Keys and replay state of one sender in one epoch (one ratchet). */
 class EpochKeys {
-  private readonly keys = new Map<number, { aead: CoreAead; expiresAt: number }>();
+  private readonly keys = new Map<number, CoreAead>();
+  /** When each generation's first frame arrived (drives expiry of older generations). */
+  private readonly firstSeen = new Map<number, number>();
   /** Newest nonce decrypted, extended past u32 wrap-around (a safe integer), or -1. */
   newest = -1;
   private readonly seen = new Uint32Array(REPLAY_WINDOW / 32);
@@ -171,32 +212,39 @@ class EpochKeys {
 
   /** The context for `generation`, deriving it when needed; expired generations are dropped. */
   keyFor(generation: number, now: number): CoreAead | undefined {
-    for (const [g, entry] of this.keys) {
-      if (entry.expiresAt <= now) {
-        entry.aead.destroy();
+    // A generation expires keyExpiryMs after the first frame of any newer generation.
+    let newerSince = Number.POSITIVE_INFINITY;
+    for (const [g, at] of this.firstSeen) if (g > generation && at < newerSince) newerSince = at;
+    for (const [g, aead] of this.keys) {
+      if (this.expired(g, now)) {
+        aead.destroy();
         this.keys.delete(g);
         this.ratchet.deleteKey(g);
       }
     }
-    const entry = this.keys.get(generation);
-    if (entry) return entry.expiresAt > now ? entry.aead : undefined;
+    if (newerSince + this.keyExpiryMs <= now) return undefined;
+    const cached = this.keys.get(generation);
+    if (cached) return cached;
     const key = this.ratchet.getKey(generation);
     if (!key) return undefined;
     const aead = new CoreAead(this.core, AeadAlgorithm.Aes128Gcm, key);
-    // Older generations stay usable for keyExpiryMs after a newer one appears.
-    const expiresAt = now + this.keyExpiryMs;
-    let newer = false;
-    for (const [g, other] of this.keys) {
-      if (g < generation) other.expiresAt = Math.min(other.expiresAt, expiresAt);
-      else newer = true;
-    }
-    this.keys.set(generation, { aead, expiresAt: newer ? expiresAt : Number.POSITIVE_INFINITY });
+    this.keys.set(generation, aead);
     return aead;
   }
 
+  /** Records an authenticated frame of `generation` (forged frames must not expire keys). */
+  confirm(generation: number, now: number): void {
+    if (!this.firstSeen.has(generation)) this.firstSeen.set(generation, now);
+  }
+
+  private expired(generation: number, now: number): boolean {
+    for (const [g, at] of this.firstSeen) if (g > generation && at + this.keyExpiryMs <= now) return true;
+    return false;
+  }
+
   destroy(): void {
-    for (const [g, entry] of this.keys) {
-      entry.aead.destroy();
+    for (const [g, aead] of this.keys) {
+      aead.destroy();
       this.ratchet.deleteKey(g);
     }
     this.keys.clear();
@@ -215,7 +263,7 @@ export class DaveFrameDecryptor {
   private previous: EpochKeys[] = [];
   private readonly keyExpiryMs: number;
   private readonly now: () => number;
-  private readonly io = new CoreIo();
+  private readonly io: CoreIo;
   /** The last decrypted frame's truncated nonce. */
   lastNonce = 0;
 
@@ -227,6 +275,7 @@ export class DaveFrameDecryptor {
     this.keyExpiryMs = options.keyExpiryMs ?? 10_000;
     this.now = options.now ?? (() => Date.now());
     this.current = new EpochKeys(core, ratchet, this.keyExpiryMs);
+    this.io = new CoreIo(core);
   }
 
   /** A new epoch's ratchet (MLS commit or welcome); the old one stays usable for a while. */
@@ -246,7 +295,7 @@ export class DaveFrameDecryptor {
     const core = this.core;
     const exports = core.exports;
     const io = this.io;
-    io.prepare(core, src, length, dst);
+    io.prepare(src, length, dst);
     // Parse first to learn the nonce and so the key.
     const parsed = exports.daveParse(io.src, length);
     if (parsed < 0) return parsed;
@@ -270,17 +319,21 @@ export class DaveFrameDecryptor {
       result = this.tryEpoch(this.previous[i]!, nonce, length, now);
     }
     if (result >= 0) this.lastNonce = nonce;
-    return io.finish(core, dst, result);
+    return io.finish(dst, result);
   }
 
   private tryEpoch(epoch: EpochKeys, nonce: number, length: number, now: number): number {
     const extended = epoch.extend(nonce);
     if (epoch.isReplay(extended)) return CoreError.Replayed;
-    const aead = epoch.keyFor(Math.floor(extended / 2 ** 24), now);
+    const generation = Math.floor(extended / 2 ** 24);
+    const aead = epoch.keyFor(generation, now);
     if (!aead) return CoreError.NoKey;
     const io = this.io;
     const result = this.core.exports.daveDecrypt(aead.context, io.src, length, io.dst, io.cap);
-    if (result >= 0) epoch.markSeen(extended);
+    if (result >= 0) {
+      epoch.markSeen(extended);
+      epoch.confirm(generation, now);
+    }
     return result;
   }
 
@@ -288,5 +341,6 @@ export class DaveFrameDecryptor {
     this.current.destroy();
     for (const epoch of this.previous) epoch.destroy();
     this.previous = [];
+    this.io.free();
   }
 }
