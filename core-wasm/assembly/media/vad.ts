@@ -21,6 +21,8 @@ export function vadCreate(thresholdDb: f32, hangoverFrames: i32): usize {
 export function vadConfigure(ctx: usize, thresholdDb: f32, hangoverFrames: i32): void {
   store<f32>(ctx + THRESHOLD, thresholdDb);
   store<i32>(ctx + HANGOVER, max<i32>(0, hangoverFrames));
+  // A shorter hangover applies at once.
+  store<i32>(ctx + REMAINING, min<i32>(load<i32>(ctx + REMAINING), max<i32>(0, hangoverFrames)));
 }
 
 export function vadDestroy(ctx: usize): void {
