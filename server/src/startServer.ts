@@ -16,6 +16,10 @@ import type { CreatedApplication } from './storage/ApplicationRepo.ts';
 import { type DatabaseConfig, openDatabase } from './storage/database.ts';
 import { Store } from './storage/Store.ts';
 import { userToWire } from './storage/UserRepo.ts';
+import { CoreCryptoBackend, NodeCryptoBackend, type CryptoBackend } from '@social-layer/core-wasm';
+import type { DaveDeliveryFactory } from './voice/dave.ts';
+import { VoiceGatewayServer } from './voice/VoiceGatewayServer.ts';
+import { VoiceStateService } from './voice/VoiceStateService.ts';
 
 export interface ServerOptions {
   /** 0 picks a free port. Default: SOCIAL_LAYER_PORT or 3333. */
@@ -41,6 +45,17 @@ export interface ServerOptions {
   bus?: EventBus;
   /** HTTP rate limits with the public headers. Default on; benchmarks of raw throughput turn them off. */
   rateLimits?: boolean;
+  /** UDP media socket of the voice gateway (port 0 picks one). Default 127.0.0.1:0. */
+  voiceUdpHost?: string;
+  voiceUdpPort?: number;
+  /** Address clients are told to send UDP media to, when behind NAT. */
+  voiceUdpPublicHost?: string;
+  /** Which crypto runs the relay's transport AEAD: core-wasm (default) or node:crypto. */
+  voiceCrypto?: 'core-wasm' | 'node';
+  /** The DAVE delivery service per call; defaults to @social-layer/dave. */
+  daveFactory?: DaveDeliveryFactory;
+  voiceHeartbeatIntervalMs?: number;
+  voiceResumeWindowMs?: number;
 }
 
 export interface RunningServer {
@@ -48,6 +63,8 @@ export interface RunningServer {
   port: number;
   store: Store;
   createApplication(input: { name: string }): Promise<CreatedApplication>;
+  /** The voice gateway, for tests and diagnostics (relay statistics, forwarded payloads). */
+  voice: VoiceGatewayServer;
   /** Runs the idle-lobby sweep now (it also runs on an interval); returns how many were deleted. */
   sweepIdleLobbies(): Promise<number>;
   close(): Promise<void>;
@@ -117,6 +134,30 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     log.child('gateway'),
   );
 
+  const voiceStates = new VoiceStateService(store, bus, log.child('voice'));
+  gateway.voice = voiceStates;
+  lobbies.voiceStates = (lobbyId) => voiceStates.voiceStates(lobbyId);
+  lobbies.onMemberGone((lobbyId, userId) => {
+    voiceStates.memberGone(lobbyId, userId).catch((err) => log.error('voice cleanup failed', { err }));
+  });
+  const cryptoBackend: CryptoBackend = options.voiceCrypto === 'node' ? await NodeCryptoBackend.create() : await CoreCryptoBackend.create();
+  const voice = new VoiceGatewayServer(
+    upgrades,
+    voiceStates,
+    cryptoBackend,
+    options.daveFactory ?? defaultDaveFactory,
+    {
+      heartbeatIntervalMs: options.voiceHeartbeatIntervalMs ?? 13_750,
+      resumeWindowMs: options.voiceResumeWindowMs ?? 60_000,
+      maxBufferedMessages: 1000,
+      udpHost: options.voiceUdpHost ?? host,
+      udpPort: options.voiceUdpPort ?? 0,
+      udpPublicHost: options.voiceUdpPublicHost,
+    },
+    log.child('voice'),
+  );
+  await voice.start();
+
   await app.listen({ port, host });
   const actualPort = (app.server.address() as AddressInfo).port;
   const sweepEvery = options.idleSweepIntervalMs ?? 10_000;
@@ -131,11 +172,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     port: actualPort,
     store,
     createApplication: ({ name }) => store.applications.create(name),
+    voice,
     sweepIdleLobbies: () => lobbies.sweepIdle(),
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
+      await voice.close();
+      voiceStates.close();
       await gateway.close();
       connections.close();
       rateLimiter?.close();
@@ -145,3 +189,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
   };
 }
+
+/** Loads the DAVE delivery service from @social-layer/dave (bindings/dave) on first use. */
+const defaultDaveFactory: DaveDeliveryFactory = async (callId) => {
+  const specifier = '@social-layer/dave';
+  const mod = (await import(specifier)) as { DaveDeliveryService: { create(callId: string): Promise<import('./voice/dave.ts').DaveDelivery> } };
+  return mod.DaveDeliveryService.create(callId);
+};

@@ -59,6 +59,8 @@ export const DispatchEvent = {
   LobbyMemberUpdate: 'LOBBY_MEMBER_UPDATE',
   LobbyMemberRemove: 'LOBBY_MEMBER_REMOVE',
   LobbyMessageCreate: 'LOBBY_MESSAGE_CREATE',
+  VoiceStateUpdate: 'VOICE_STATE_UPDATE',
+  VoiceServerUpdate: 'VOICE_SERVER_UPDATE',
 } as const;
 export type DispatchEvent = (typeof DispatchEvent)[keyof typeof DispatchEvent];
 

@@ -4,3 +4,4 @@ export * from './wire.ts';
 export * from './limits.ts';
 export * from './snowflake.ts';
 export * from './sdkEnums.ts';
+export * from './voice.ts';

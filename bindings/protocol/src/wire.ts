@@ -61,6 +61,8 @@ export interface Lobby {
   metadata: Metadata | null;
   members: LobbyMember[];
   linked_channel?: unknown;
+  /** Our extension: who is in the lobby's call now (VOICE_STATE_UPDATE keeps it current). */
+  voice_states?: import('./voice.ts').VoiceState[];
 }
 
 export interface LobbyMessage {

@@ -73,8 +73,10 @@ export class GatewayConnection {
         return void this.onIdentify(d).catch(() => this.close(GatewayCloseCode.UnknownError, 'Unknown error'));
       case GatewayOpcode.Resume:
         return void this.onResume(d).catch(() => this.close(GatewayCloseCode.UnknownError, 'Unknown error'));
-      case GatewayOpcode.PresenceUpdate:
       case GatewayOpcode.VoiceStateUpdate:
+        if (!this.session) return this.close(GatewayCloseCode.NotAuthenticated, 'Not authenticated.');
+        return void this.onVoiceStateUpdate(d).catch(() => this.close(GatewayCloseCode.UnknownError, 'Unknown error'));
+      case GatewayOpcode.PresenceUpdate:
       case GatewayOpcode.RequestGuildMembers:
       case GatewayOpcode.RequestSoundboardSounds:
       case GatewayOpcode.RequestChannelInfo:
@@ -154,6 +156,28 @@ export class GatewayConnection {
     session.attach((frame) => this.sendFrame(frame));
     session.send(DispatchEvent.Resumed, '{}');
     this.hub.connections.attach(session.applicationId, session.userId);
+  }
+
+  /** Op 4: join or leave a lobby's call (contracts-voice.md 1). */
+  private async onVoiceStateUpdate(d: unknown): Promise<void> {
+    const session = this.session!;
+    const cmd = d as { channel_id?: unknown; self_mute?: unknown; self_deaf?: unknown } | null;
+    if (
+      typeof cmd !== 'object' || cmd === null ||
+      !(cmd.channel_id === null || (typeof cmd.channel_id === 'string' && /^\d{1,20}$/.test(cmd.channel_id))) ||
+      typeof cmd.self_mute !== 'boolean' || typeof cmd.self_deaf !== 'boolean'
+    ) {
+      return this.close(GatewayCloseCode.UnknownOpcode, 'Invalid payload for opcode.');
+    }
+    if (!this.hub.voice) return;
+    const joined = await this.hub.voice.update(
+      { id: session.id, userId: session.userId, applicationId: session.applicationId },
+      { channel_id: cmd.channel_id, self_mute: cmd.self_mute, self_deaf: cmd.self_deaf },
+    );
+    if (!joined || session.closed) return;
+    const endpoint = this.resumeUrl.replace(/^wss?:\/\//, '').replace(/\/gateway$/, '/voice');
+    // The voice token goes to the requesting session only, not to the user's other sessions.
+    session.send(DispatchEvent.VoiceServerUpdate, JSON.stringify({ token: joined.token, guild_id: null, lobby_id: joined.lobbyId, endpoint }));
   }
 
   private invalidSession(): void {

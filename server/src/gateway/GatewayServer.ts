@@ -4,6 +4,7 @@ import { GATEWAY_VERSION, GatewayCloseCode, type User } from '@social-layer/prot
 import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
 import { type EventBus, userTopic } from '../events/EventBus.ts';
 import type { LobbyService } from '../lobbies/LobbyService.ts';
+import type { VoiceStateService } from '../voice/VoiceStateService.ts';
 import type { Logger } from '../log/Logger.ts';
 import type { UpgradeRouter } from '../http/UpgradeRouter.ts';
 import { GatewayConnection } from './GatewayConnection.ts';
@@ -29,6 +30,8 @@ export class GatewayServer {
   private readonly unsubscribe = new Map<string, () => void>();
   private readonly connections_ = new Set<GatewayConnection>();
   private readonly wss: WebSocketServer;
+  /** Lobby calls (op 4); set by startServer. */
+  voice: VoiceStateService | null = null;
 
   constructor(
     upgrades: UpgradeRouter,
@@ -100,6 +103,8 @@ export class GatewayServer {
   }
 
   endSession(session: Session): void {
+    // A session that ends leaves its calls (a dropped socket alone does not: it may resume).
+    void this.voice?.sessionEnded(session.id).catch((err) => this.log.error('voice cleanup failed', { err }));
     session.close();
     this.sessions.delete(session.id);
     this.unsubscribe.get(session.id)?.();

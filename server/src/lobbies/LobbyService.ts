@@ -6,6 +6,7 @@ import {
   type LobbyMessage,
   type Metadata,
   type User,
+  type VoiceState,
 } from '@social-layer/protocol';
 import { Errors } from '../http/ApiError.ts';
 import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
@@ -15,6 +16,9 @@ import { decodeMetadata } from '../storage/LobbyRepo.ts';
 import type { LobbiesTable, LobbyMembersTable, LobbyMessagesTable, UsersTable } from '../storage/schema.ts';
 import type { Store } from '../storage/Store.ts';
 import { userToWire } from '../storage/UserRepo.ts';
+
+/** Told when a user stops being a member of a lobby (left, removed, or the lobby is gone; userId null = everyone). */
+export type MemberGoneListener = (lobbyId: string, userId: string | null) => void;
 
 export interface MemberChange {
   metadata?: Metadata | null;
@@ -28,6 +32,19 @@ export interface MemberChange {
  * published, so a refused or failed request changes nothing and tells no one.
  */
 export class LobbyService {
+  private readonly memberGoneListeners = new Set<MemberGoneListener>();
+  /** Voice states of a lobby's active call, for lobby objects (set when voice is wired). */
+  voiceStates: (lobbyId: string) => VoiceState[] = () => [];
+
+  onMemberGone(listener: MemberGoneListener): () => void {
+    this.memberGoneListeners.add(listener);
+    return () => this.memberGoneListeners.delete(listener);
+  }
+
+  private memberGone(lobbyId: string, userId: string | null): void {
+    for (const l of this.memberGoneListeners) l(lobbyId, userId);
+  }
+
   constructor(
     private readonly store: Store,
     private readonly bus: EventBus,
@@ -117,6 +134,7 @@ export class LobbyService {
     if (!lobby || lobby.application_id !== applicationId) return;
     const members = await this.store.lobbies.members(lobbyId);
     await this.store.lobbies.delete(lobbyId);
+    this.memberGone(lobbyId, null);
     this.publishTo(members.map((m) => m.user_id), applicationId, DispatchEvent.LobbyDelete, { id: lobbyId, application_id: applicationId });
   }
 
@@ -239,6 +257,7 @@ export class LobbyService {
         continue;
       }
       await this.store.lobbies.delete(lobby.id);
+      this.memberGone(lobby.id, null);
       deleted++;
       this.publishTo(members.map((m) => m.user_id), lobby.application_id, DispatchEvent.LobbyDelete, { id: lobby.id, application_id: lobby.application_id });
       this.log.info('lobby idle timeout', { lobbyId: lobby.id });
@@ -258,6 +277,7 @@ export class LobbyService {
   }
 
   private announceRemoval(applicationId: string, lobbyId: string, userId: string, remaining: string[]): void {
+    this.memberGone(lobbyId, userId);
     this.publishTo([userId], applicationId, DispatchEvent.LobbyDelete, { id: lobbyId, application_id: applicationId });
     this.publishTo(remaining.filter((m) => m !== userId), applicationId, DispatchEvent.LobbyMemberRemove, { lobby_id: lobbyId, member: { id: userId } });
   }
@@ -293,6 +313,7 @@ export class LobbyService {
       application_id: lobby.application_id,
       metadata: decodeMetadata(lobby.metadata),
       members: wireMembers,
+      voice_states: this.voiceStates(lobbyId),
     };
     const byId = new Map(wireMembers.map((m) => [m.id, m]));
     return {

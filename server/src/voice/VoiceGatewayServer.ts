@@ -1,0 +1,196 @@
+import dgram from 'node:dgram';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { VoiceCloseCode, VoiceTransport } from '@social-layer/protocol';
+import type { CryptoBackend } from '@social-layer/core-wasm';
+import type { UpgradeRouter } from '../http/UpgradeRouter.ts';
+import type { Logger } from '../log/Logger.ts';
+import type { DaveDeliveryFactory } from './dave.ts';
+import type { MediaSink } from './MediaRelay.ts';
+import { VoiceCall } from './VoiceCall.ts';
+import { VoiceConnection } from './VoiceConnection.ts';
+import type { VoiceSession } from './VoiceSession.ts';
+import type { VoiceStateService } from './VoiceStateService.ts';
+
+export interface VoiceGatewayOptions {
+  heartbeatIntervalMs: number;
+  resumeWindowMs: number;
+  maxBufferedMessages: number;
+  /** Where the UDP media socket binds; port 0 picks one. */
+  udpHost: string;
+  udpPort: number;
+  /** The address clients should send UDP to, when it differs from the bind address. */
+  udpPublicHost?: string;
+}
+
+const DISCOVERY_LENGTH = 74;
+
+/**
+ * The voice gateway (`/voice?v=8`), the websocket media transport (`/voice/media`) and the UDP
+ * media socket, over the calls on this node. A call is created on its first Identify and goes
+ * away with its last participant.
+ */
+export class VoiceGatewayServer {
+  private readonly calls = new Map<string, VoiceCall>();
+  private readonly bySsrc = new Map<number, { session: VoiceSession; call: VoiceCall }>();
+  private readonly pendingCalls = new Map<string, Promise<VoiceCall>>();
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
+  private readonly mediaWss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
+  private readonly udp: dgram.Socket;
+  readonly transports = [VoiceTransport.Udp, VoiceTransport.WebSocket] as const;
+  udpAddress = { address: '127.0.0.1', port: 0 };
+
+  constructor(
+    upgrades: UpgradeRouter,
+    readonly states: VoiceStateService,
+    private readonly backend: CryptoBackend,
+    private readonly daveFactory: DaveDeliveryFactory,
+    private readonly options: VoiceGatewayOptions,
+    private readonly log: Logger,
+  ) {
+    upgrades.route('/voice', (req, socket, head) => this.wss.handleUpgrade(req, socket, head, (ws) => new VoiceConnection(this, ws)));
+    upgrades.route('/voice/media', (req, socket, head) => this.mediaWss.handleUpgrade(req, socket, head, (ws) => this.acceptMedia(ws)));
+    this.udp = dgram.createSocket({ type: options.udpHost.includes(':') ? 'udp6' : 'udp4' });
+    this.udp.on('message', (msg, rinfo) => this.onUdp(msg, rinfo));
+    this.udp.on('error', (err) => this.log.warn('udp error', { err }));
+    // Leaving by the main Gateway (op 4 null, lobby left, session ended) ends the voice seat.
+    states.onLeave((lobbyId, userId) => {
+      const call = this.calls.get(lobbyId);
+      if (!call) return;
+      call.leave(userId, VoiceCloseCode.Disconnected, 'Disconnected');
+      this.dropIfEmpty(call);
+    });
+  }
+
+  get heartbeatIntervalMs(): number {
+    return this.options.heartbeatIntervalMs;
+  }
+
+  get resumeWindowMs(): number {
+    return this.options.resumeWindowMs;
+  }
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.udp.once('error', reject);
+      this.udp.bind(this.options.udpPort, this.options.udpHost, () => {
+        this.udp.off('error', reject);
+        resolve();
+      });
+    });
+    const a = this.udp.address();
+    this.udpAddress = { address: this.options.udpPublicHost ?? a.address, port: a.port };
+  }
+
+  async callFor(lobbyId: string): Promise<VoiceCall> {
+    const existing = this.calls.get(lobbyId);
+    if (existing) return existing;
+    let pending = this.pendingCalls.get(lobbyId);
+    if (!pending) {
+      pending = this.daveFactory(lobbyId).then((dave) => {
+        const call = new VoiceCall(lobbyId, dave, this.backend, this.log, this.options.maxBufferedMessages, this.bySsrc);
+        this.calls.set(lobbyId, call);
+        this.pendingCalls.delete(lobbyId);
+        return call;
+      });
+      this.pendingCalls.set(lobbyId, pending);
+    }
+    return pending;
+  }
+
+  existingCall(lobbyId: string): VoiceCall | undefined {
+    return this.calls.get(lobbyId);
+  }
+
+  dropIfEmpty(call: VoiceCall): void {
+    if (!call.empty || this.calls.get(call.lobbyId) !== call) return;
+    this.calls.delete(call.lobbyId);
+    call.close(VoiceCloseCode.CallTerminated, 'Call ended');
+  }
+
+  udpSink(remote: { address: string; port: number }): MediaSink {
+    return { send: (packet) => this.udp.send(packet, remote.port, remote.address) };
+  }
+
+  /** Relay statistics of a call, for tests and diagnostics. */
+  relayOf(lobbyId: string) {
+    return this.calls.get(lobbyId)?.relay;
+  }
+
+  /** The websocket transport: one text frame names the session, then every binary frame is a packet. */
+  private acceptMedia(ws: WebSocket): void {
+    let session: VoiceSession | null = null;
+    let call: VoiceCall | null = null;
+    const timeout = setTimeout(() => ws.close(VoiceCloseCode.NotAuthenticated, 'No media_session'), 10_000);
+    ws.on('error', () => {});
+    ws.on('message', (data: Buffer, isBinary) => {
+      if (!session) {
+        clearTimeout(timeout);
+        let name: unknown;
+        try {
+          name = isBinary ? undefined : (JSON.parse(data.toString('utf8')) as { media_session?: unknown }).media_session;
+        } catch {
+          name = undefined;
+        }
+        const found = typeof name === 'string' ? this.findMediaSession(name) : undefined;
+        if (!found || !found.session.participant) return ws.close(VoiceCloseCode.AuthenticationFailed, 'Unknown media session');
+        ({ session, call } = found);
+        const participant = found.session.participant;
+        participant.sink = { send: (packet) => ws.readyState === ws.OPEN && ws.send(packet, { binary: true }) };
+        ws.once('close', () => {
+          if (participant.sink && session?.participant === participant) participant.sink = null;
+        });
+        return;
+      }
+      if (!isBinary || !session.participant || !call) return ws.close(VoiceCloseCode.DecodeError, 'Media frames are binary');
+      const verdict = call.relay.handle(session.participant, new Uint8Array(data.buffer, data.byteOffset, data.length));
+      if (verdict === 'abusive') {
+        ws.close(VoiceCloseCode.BadRequest, 'Too many bad packets');
+        session.socket?.close(VoiceCloseCode.BadRequest, 'Too many bad packets');
+      }
+    });
+  }
+
+  private findMediaSession(name: string): { session: VoiceSession; call: VoiceCall } | undefined {
+    for (const call of this.calls.values()) {
+      for (const session of call.sessions.values()) if (session.mediaSession === name && session.selectedProtocol === VoiceTransport.WebSocket) return { session, call };
+    }
+    return undefined;
+  }
+
+  private onUdp(msg: Buffer, rinfo: dgram.RemoteInfo): void {
+    if (msg.length === DISCOVERY_LENGTH && msg.readUInt16BE(0) === 1 && msg.readUInt16BE(2) === 70) {
+      const found = this.findBySsrc(msg.readUInt32BE(4));
+      if (!found) return;
+      found.session.udpRemote = { address: rinfo.address, port: rinfo.port };
+      const reply = Buffer.alloc(DISCOVERY_LENGTH);
+      reply.writeUInt16BE(2, 0);
+      reply.writeUInt16BE(70, 2);
+      reply.writeUInt32BE(found.session.ssrc, 4);
+      reply.write(rinfo.address, 8, 63, 'ascii');
+      reply.writeUInt16BE(rinfo.port, 72);
+      this.udp.send(reply, rinfo.port, rinfo.address);
+      return;
+    }
+    // Keep-alives (8 bytes) and anything too short to be RTP are ignored.
+    if (msg.length < 12) return;
+    const found = this.findBySsrc(msg.readUInt32BE(8));
+    if (!found || !found.session.participant || found.session.selectedProtocol !== VoiceTransport.Udp) return;
+    const remote = found.session.udpRemote;
+    // Packets must come from the address that did IP discovery for this SSRC: no spoofed senders.
+    if (!remote || remote.address !== rinfo.address || remote.port !== rinfo.port) return;
+    const verdict = found.call.relay.handle(found.session.participant, new Uint8Array(msg.buffer, msg.byteOffset, msg.length));
+    if (verdict === 'abusive') found.session.socket?.close(VoiceCloseCode.BadRequest, 'Too many bad packets');
+  }
+
+  private findBySsrc(ssrc: number): { session: VoiceSession; call: VoiceCall } | undefined {
+    return this.bySsrc.get(ssrc);
+  }
+
+  async close(): Promise<void> {
+    for (const call of this.calls.values()) call.close(VoiceCloseCode.VoiceServerCrashed, 'Server shutting down');
+    this.calls.clear();
+    await new Promise<void>((r) => this.wss.close(() => r()));
+    await new Promise<void>((r) => this.mediaWss.close(() => r()));
+    await new Promise<void>((r) => this.udp.close(() => r()));
+  }
+}
