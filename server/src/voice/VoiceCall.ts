@@ -52,7 +52,6 @@ export class VoiceCall {
     this.relay.remove(session.userId);
     const participant = new RelayParticipant(session.userId, session.ssrc, mode, this.backend.createTransportCipher(mode, session.secretKey), this.backend);
     participant.speakingAnnounced = session.speakingFlags !== 0 || (before?.speakingAnnounced ?? false);
-    participant.selfDeaf = before?.selfDeaf ?? false;
     session.participant = participant;
     this.relay.add(participant);
     return participant;

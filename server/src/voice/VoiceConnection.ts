@@ -173,6 +173,7 @@ export class VoiceConnection implements VoiceSocket {
     const mode = data.mode;
     if (typeof mode !== 'string' || !isTransportMode(mode)) return this.close(VoiceCloseCode.UnknownEncryptionMode, 'Unknown encryption mode');
     const participant = call.select(session, mode);
+    participant.selfDeaf = this.gw.selfDeaf(call.lobbyId, session.userId);
     session.selectedProtocol = protocol;
     const description: Record<string, unknown> = { mode, secret_key: [...session.secretKey], dave_protocol_version: DAVE_PROTOCOL_VERSION };
     if (protocol === VoiceTransport.WebSocket) {

@@ -52,6 +52,10 @@ export class VoiceGatewayServer {
     this.udp = dgram.createSocket({ type: options.udpHost.includes(':') ? 'udp6' : 'udp4' });
     this.udp.on('message', (msg, rinfo) => this.onUdp(msg, rinfo));
     this.udp.on('error', (err) => this.log.warn('udp error', { err }));
+    states.onFlags((lobbyId, userId, state) => {
+      const participant = this.calls.get(lobbyId)?.sessions.get(userId)?.participant;
+      if (participant) participant.selfDeaf = state.self_deaf;
+    });
     // Leaving by the main Gateway (op 4 null, lobby left, session ended) ends the voice seat.
     states.onLeave((lobbyId, userId) => {
       const call = this.calls.get(lobbyId);
@@ -59,6 +63,11 @@ export class VoiceGatewayServer {
       call.leave(userId, VoiceCloseCode.Disconnected, 'Disconnected');
       this.dropIfEmpty(call);
     });
+  }
+
+  /** Whether a user is deaf in a call, by the main Gateway's account (applied at Select Protocol). */
+  selfDeaf(lobbyId: string, userId: string): boolean {
+    return this.states.state(lobbyId, userId)?.self_deaf ?? false;
   }
 
   get heartbeatIntervalMs(): number {

@@ -30,6 +30,7 @@ export class VoiceStateService {
   private readonly calls = new Map<string, { applicationId: string; states: Map<string, VoiceState> }>();
   private readonly tokens = new Map<string, PendingToken>();
   private readonly leaveListeners = new Set<(lobbyId: string, userId: string) => void>();
+  private readonly flagListeners = new Set<(lobbyId: string, userId: string, state: VoiceState) => void>();
 
   constructor(
     private readonly store: Store,
@@ -40,6 +41,12 @@ export class VoiceStateService {
   onLeave(listener: (lobbyId: string, userId: string) => void): () => void {
     this.leaveListeners.add(listener);
     return () => this.leaveListeners.delete(listener);
+  }
+
+  /** Mute/deaf changed for someone already in a call (the relay stops sending to the deaf). */
+  onFlags(listener: (lobbyId: string, userId: string, state: VoiceState) => void): () => void {
+    this.flagListeners.add(listener);
+    return () => this.flagListeners.delete(listener);
   }
 
   voiceStates(lobbyId: string): VoiceState[] {
@@ -73,6 +80,15 @@ export class VoiceStateService {
     if (!(await this.store.lobbies.member(lobbyId, session.userId))) return refuse(ApiErrorCode.MissingAccess);
 
     let call = this.calls.get(lobbyId);
+    const current = call?.states.get(session.userId);
+    if (call && current && current.session_id === session.id) {
+      // Already in this call from this session: op 4 only changes mute/deaf, no new token.
+      current.self_mute = cmd.self_mute;
+      current.self_deaf = cmd.self_deaf;
+      for (const l of this.flagListeners) l(lobbyId, session.userId, current);
+      await this.announce(lobbyId, call.applicationId, current);
+      return undefined;
+    }
     if (!call) this.calls.set(lobbyId, (call = { applicationId: session.applicationId, states: new Map() }));
     const state = baseState(lobbyId, session, cmd);
     call.states.set(session.userId, state);
@@ -95,16 +111,6 @@ export class VoiceStateService {
     if (!state || state.session_id !== sessionId) return undefined;
     this.tokens.delete(key);
     return { userId: grant.userId, applicationId: grant.applicationId, lobbyId, sessionId };
-  }
-
-  /** The voice connection changed mute/deaf (op 4 again, or the voice gateway). */
-  async setSelfFlags(lobbyId: string, userId: string, flags: { selfMute?: boolean; selfDeaf?: boolean }): Promise<void> {
-    const call = this.calls.get(lobbyId);
-    const state = call?.states.get(userId);
-    if (!call || !state) return;
-    state.self_mute = flags.selfMute ?? state.self_mute;
-    state.self_deaf = flags.selfDeaf ?? state.self_deaf;
-    await this.announce(lobbyId, call.applicationId, state);
   }
 
   async leave(lobbyId: string, userId: string): Promise<void> {
