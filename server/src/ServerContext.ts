@@ -4,6 +4,7 @@ import type { EventBus } from './events/EventBus.ts';
 import type { LobbyService } from './lobbies/LobbyService.ts';
 import type { Logger } from './log/Logger.ts';
 import type { RateLimiter } from './http/RateLimiter.ts';
+import type { SocialServices } from './social/SocialServices.ts';
 import type { Store } from './storage/Store.ts';
 
 /** What route handlers and the Gateway share. */
@@ -12,6 +13,8 @@ export interface ServerContext {
   bus: EventBus;
   connections: ConnectionTracker;
   lobbies: LobbyService;
+  /** Relationships, presence, invites and direct messages (issue 6). */
+  social: SocialServices;
   log: Logger;
   /** Null when rate limits are off (benchmarks measuring raw throughput). */
   rateLimiter: RateLimiter | null;

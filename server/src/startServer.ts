@@ -10,6 +10,7 @@ import { RateLimiter } from './http/RateLimiter.ts';
 import { UpgradeRouter } from './http/UpgradeRouter.ts';
 import { gameRoutes } from './http/routes/games.ts';
 import { LobbyService } from './lobbies/LobbyService.ts';
+import { SocialServices } from './social/SocialServices.ts';
 import { Logger, type LogLevel, type LogSink } from './log/Logger.ts';
 import { type ServerContext, requestOrigin } from './ServerContext.ts';
 import type { CreatedApplication } from './storage/ApplicationRepo.ts';
@@ -80,6 +81,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const bus = options.bus ?? new LocalEventBus();
   const connections = new ConnectionTracker(options.presenceGraceMs ?? 5000);
   const lobbies = new LobbyService(store, bus, connections, log.child('lobbies'));
+  const social = new SocialServices(store, bus, connections, log.child('social'));
   const port = options.port ?? Number(process.env.SOCIAL_LAYER_PORT ?? 3333);
   const host = options.host ?? '127.0.0.1';
   const fallbackHost = `${host}:${port}`;
@@ -91,6 +93,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     bus,
     connections,
     lobbies,
+    social,
     log,
     publicHttpUrl: (req) => {
       const o = requestOrigin(req, fallbackHost);
@@ -134,6 +137,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     log.child('gateway'),
   );
 
+  gateway.social = social;
   const voiceStates = new VoiceStateService(store, bus, log.child('voice'));
   gateway.voice = voiceStates;
   lobbies.voiceStates = (lobbyId) => voiceStates.voiceStates(lobbyId);
@@ -180,6 +184,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       clearInterval(sweeper);
       await voice.close();
       voiceStates.close();
+      social.close();
       await gateway.close();
       connections.close();
       rateLimiter?.close();

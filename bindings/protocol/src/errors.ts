@@ -37,6 +37,25 @@ export const ApiErrorCode = {
   MergeSourceBanned: 530017,
   InvalidOidcJwt: 530020,
   MissingKid: 530027,
+  // Social graph, presence, invites and direct messages (issue 6). 50003/50007 and 80000-80007
+  // are the public codes; 80010 and up are ours, documented in server/README.md.
+  UnknownInvite: 10006,
+  CannotExecuteOnDm: 50003,
+  CannotSendMessagesToUser: 50007,
+  IncomingFriendRequestsDisabled: 80000,
+  FriendRequestBlocked: 80001,
+  BotsCannotHaveFriends: 80002,
+  CannotFriendSelf: 80003,
+  NoUserWithThatName: 80004,
+  NotFriends: 80006,
+  AlreadyFriends: 80007,
+  FriendRequestAlreadySent: 80010,
+  NoIncomingFriendRequest: 80011,
+  NoOutgoingFriendRequest: 80012,
+  UserNotBlocked: 80013,
+  ActivityNotJoinable: 80020,
+  InviteNoLongerValid: 80021,
+  PartyFull: 80022,
 } as const;
 export type ApiErrorCode = (typeof ApiErrorCode)[keyof typeof ApiErrorCode];
 

@@ -5,3 +5,6 @@ export * from './limits.ts';
 export * from './snowflake.ts';
 export * from './sdkEnums.ts';
 export * from './voice.ts';
+export * from './socialEnums.ts';
+export * from './socialLimits.ts';
+export * from './socialWire.ts';

@@ -77,6 +77,8 @@ export class GatewayConnection {
         if (!this.session) return this.close(GatewayCloseCode.NotAuthenticated, 'Not authenticated.');
         return void this.onVoiceStateUpdate(d).catch(() => this.close(GatewayCloseCode.UnknownError, 'Unknown error'));
       case GatewayOpcode.PresenceUpdate:
+        if (!this.session) return this.close(GatewayCloseCode.NotAuthenticated, 'Not authenticated.');
+        return void this.onPresenceUpdate(d).catch(() => this.close(GatewayCloseCode.UnknownError, 'Unknown error'));
       case GatewayOpcode.RequestGuildMembers:
       case GatewayOpcode.RequestSoundboardSounds:
       case GatewayOpcode.RequestChannelInfo:
@@ -123,10 +125,23 @@ export class GatewayConnection {
       application: { id: identity.applicationId, flags: 0 },
       guilds: [],
       lobbies: identity.kind === 'bearer' ? await this.hub.lobbies.lobbiesOf(identity.applicationId, identity.user.id) : [],
+      // Relationships, friends' presences, own status and open invites (issue 6).
+      ...(identity.kind === 'bearer' && this.hub.social ? await this.hub.social.readyData(identity.applicationId, identity.user.id) : {}),
     };
     // The session was subscribed before the lobbies were read, so a change made meanwhile is
     // either in READY or held and sent right after it; none falls between the two.
     session.sendReady(JSON.stringify(ready));
+    // An initial presence in Identify is applied as an op 3 right after READY.
+    const presence = (d as { presence?: unknown }).presence;
+    if (presence !== undefined && presence !== null && identity.kind === 'bearer') await this.onPresenceUpdate(presence);
+  }
+
+  /** Op 3: status and this game's activity, validated as `PUT /users/@me/activities` is (else 4001). */
+  private async onPresenceUpdate(d: unknown): Promise<void> {
+    const session = this.session;
+    if (!session || !this.hub.social || !this.hub.connections.isConnected(session.applicationId, session.userId)) return;
+    const ok = await this.hub.social.gatewayPresenceUpdate(session.applicationId, session.userId, d);
+    if (!ok) this.close(GatewayCloseCode.UnknownOpcode, 'Invalid payload for opcode.');
   }
 
   private async onResume(d: unknown): Promise<void> {

@@ -4,6 +4,7 @@ import { GATEWAY_VERSION, GatewayCloseCode, type User } from '@social-layer/prot
 import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
 import { type EventBus, userTopic } from '../events/EventBus.ts';
 import type { LobbyService } from '../lobbies/LobbyService.ts';
+import type { SocialServices } from '../social/SocialServices.ts';
 import type { VoiceStateService } from '../voice/VoiceStateService.ts';
 import type { Logger } from '../log/Logger.ts';
 import type { UpgradeRouter } from '../http/UpgradeRouter.ts';
@@ -32,6 +33,8 @@ export class GatewayServer {
   private readonly wss: WebSocketServer;
   /** Lobby calls (op 4); set by startServer. */
   voice: VoiceStateService | null = null;
+  /** Relationships, presence and invites in READY, and op 3; set by startServer. */
+  social: SocialServices | null = null;
 
   constructor(
     upgrades: UpgradeRouter,

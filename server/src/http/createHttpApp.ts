@@ -5,6 +5,10 @@ import { ApiError, Errors } from './ApiError.ts';
 import type { BucketRule } from './RateLimiter.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { lobbyRoutes } from './routes/lobbies.ts';
+import { directMessageRoutes } from './routes/dms.ts';
+import { inviteRoutes } from './routes/invites.ts';
+import { presenceRoutes } from './routes/presence.ts';
+import { relationshipRoutes } from './routes/relationships.ts';
 import { partnerSdkRoutes } from './routes/partnerSdk.ts';
 import { userRoutes } from './routes/users.ts';
 
@@ -59,5 +63,9 @@ export function createHttpApp(ctx: ServerContext): FastifyInstance {
   partnerSdkRoutes(app, ctx);
   userRoutes(app, ctx);
   lobbyRoutes(app, ctx);
+  relationshipRoutes(app, ctx);
+  presenceRoutes(app, ctx);
+  inviteRoutes(app, ctx);
+  directMessageRoutes(app, ctx);
   return app;
 }

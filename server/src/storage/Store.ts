@@ -1,7 +1,11 @@
+import { ActivityInviteRepo } from './ActivityInviteRepo.ts';
 import { ApplicationRepo } from './ApplicationRepo.ts';
 import type { OpenDatabase } from './database.ts';
 import { LobbyRepo } from './LobbyRepo.ts';
+import { DirectMessageRepo } from './DirectMessageRepo.ts';
 import { MessageRepo } from './MessageRepo.ts';
+import { RelationshipRepo } from './RelationshipRepo.ts';
+import { SocialSettingsRepo } from './SocialSettingsRepo.ts';
 import { SnowflakeGenerator } from './Snowflake.ts';
 import { TokenRepo } from './TokenRepo.ts';
 import { UserRepo } from './UserRepo.ts';
@@ -13,6 +17,11 @@ export class Store {
   readonly tokens: TokenRepo;
   readonly lobbies: LobbyRepo;
   readonly messages: MessageRepo;
+  // Social graph, presence, invites and direct messages (issue 6).
+  readonly relationships: RelationshipRepo;
+  readonly directMessages: DirectMessageRepo;
+  readonly invites: ActivityInviteRepo;
+  readonly socialSettings: SocialSettingsRepo;
 
   constructor(readonly database: OpenDatabase, readonly ids = new SnowflakeGenerator()) {
     const { db } = database;
@@ -21,6 +30,10 @@ export class Store {
     this.tokens = new TokenRepo(db);
     this.lobbies = new LobbyRepo(db, ids);
     this.messages = new MessageRepo(db, ids);
+    this.relationships = new RelationshipRepo(db, ids);
+    this.directMessages = new DirectMessageRepo(db, ids);
+    this.invites = new ActivityInviteRepo(db, ids);
+    this.socialSettings = new SocialSettingsRepo(db);
   }
 
   close(): Promise<void> {

@@ -87,3 +87,97 @@ export interface Database {
 export function toMs(value: number | string | null): number | null {
   return value === null ? null : Number(value);
 }
+
+// ---- social graph, presence, invites and direct messages (migration 0002_social) -----------
+// Declaration merging adds these tables to Database.
+
+export interface RelationshipsTable {
+  user_id: string;
+  other_id: string;
+  /** '0': the platform relationship (across games); otherwise a game relationship in that application. */
+  application_id: string;
+  /** RelationshipType: 1 Friend, 2 Blocked, 3 PendingIncoming, 4 PendingOutgoing. */
+  type: number;
+  /** 1 when the server judged this incoming request to be spam. */
+  is_spam: number;
+  since: number | string;
+}
+
+export interface FriendRequestLogTable {
+  id: string;
+  sender_id: string;
+  recipient_id: string;
+  application_id: string;
+  created_at: number | string;
+  rejected_at: number | string | null;
+}
+
+export interface DmChannelsTable {
+  id: string;
+  user_low: string;
+  user_high: string;
+  created_at: number | string;
+}
+
+export interface DirectMessagesTable {
+  id: string;
+  channel_id: string;
+  application_id: string;
+  author_id: string;
+  recipient_id: string;
+  content: string;
+  metadata: string | null;
+  moderation_metadata: string | null;
+  flags: number;
+  created_at: number | string;
+  edited_at: number | string | null;
+}
+
+export interface ActivityInvitesTable {
+  id: string;
+  application_id: string;
+  sender_id: string;
+  recipient_id: string;
+  channel_id: string;
+  /** ActivityActionTypes: 1 Join, 5 JoinRequest. */
+  type: number;
+  party_id: string;
+  session_id: string;
+  content: string;
+  cover_image: string | null;
+  /** 0 once the sender left the party it invited to; time expiry is computed on read. */
+  valid: number;
+  created_at: number | string;
+}
+
+export interface ApplicationSocialSettingsTable {
+  application_id: string;
+  cover_image: string | null;
+  launch_url: string | null;
+  updated_at: number | string;
+}
+
+export interface ApplicationPlayersTable {
+  application_id: string;
+  user_id: string;
+  first_seen_at: number | string;
+  last_seen_at: number | string;
+}
+
+export interface UserPresenceSettingsTable {
+  user_id: string;
+  /** 'online' | 'idle' | 'dnd' | 'invisible'. */
+  status: string;
+  updated_at: number | string;
+}
+
+export interface Database {
+  relationships: RelationshipsTable;
+  friend_request_log: FriendRequestLogTable;
+  dm_channels: DmChannelsTable;
+  direct_messages: DirectMessagesTable;
+  activity_invites: ActivityInvitesTable;
+  application_social_settings: ApplicationSocialSettingsTable;
+  application_players: ApplicationPlayersTable;
+  user_presence_settings: UserPresenceSettingsTable;
+}

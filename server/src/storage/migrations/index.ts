@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { m0001_initial } from './0001_initial.ts';
+import { m0002_social } from './0002_social.ts';
 
 /**
  * Schema migrations, one file each, written with kysely's schema builder so the same steps run
@@ -7,6 +8,7 @@ import { m0001_initial } from './0001_initial.ts';
  */
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001_initial,
+  '0002_social': m0002_social,
 };
 
 export const migrationProvider: MigrationProvider = {

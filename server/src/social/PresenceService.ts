@@ -1,0 +1,251 @@
+import {
+  SocialDispatchEvent,
+  type ActivityWire,
+  type PresenceStatus,
+  type PresenceWire,
+} from '@social-layer/protocol';
+import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
+import type { EventBus } from '../events/EventBus.ts';
+import { Errors } from '../http/ApiError.ts';
+import type { Logger } from '../log/Logger.ts';
+import type { Store } from '../storage/Store.ts';
+import { normalizeActivity, publicActivity, type ParsedActivity } from './activityCheck.ts';
+import { publish } from './dispatch.ts';
+import { KeyedQueue } from './KeyedQueue.ts';
+
+type ActivityListener = (userId: string, applicationId: string) => void;
+
+interface AppInfo {
+  id: string;
+  name: string;
+  parentId: string | null;
+}
+
+/**
+ * Online status and rich presence, and their fan-out as PRESENCE_UPDATE to friends only.
+ *
+ * A user is online while they have a Gateway session in any application, with the status they
+ * chose (invisible reads as offline to everyone else). Each application they are connected to
+ * contributes one activity: the rich presence the game set, or else "Playing <application>", so a
+ * friend can tell who is in their game. Friends in application X see only the activities of X and
+ * its sibling applications (UserHandle.gameActivity is "this game's" presence), never the join
+ * secret. Activities are memory only and end with the user's last session in that application;
+ * the chosen status is stored and outlives sessions.
+ */
+export class PresenceService {
+  /** Rich presence set by each user, per application. */
+  private readonly activities = new Map<string, Map<string, ActivityWire>>();
+  /** Applications in which each user has a live session now. */
+  private readonly connectedApps = new Map<string, Set<string>>();
+  private readonly chosen = new Map<string, PresenceStatus>();
+  /** The last PRESENCE_UPDATE sent about a user to an application, so unchanged views go unsent. */
+  private readonly lastSent = new Map<string, Map<string, string>>();
+  private readonly apps = new Map<string, AppInfo>();
+  private readonly queue = new KeyedQueue();
+  private readonly activityListeners = new Set<ActivityListener>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly bus: EventBus,
+    connections: ConnectionTracker,
+    private readonly log: Logger,
+  ) {
+    connections.onChange((applicationId, userId, connected) => {
+      if (this.closed) return;
+      this.onConnectionChange(applicationId, userId, connected).catch((err) => {
+        if (!this.closed) this.log.error('presence change failed', { err });
+      });
+    });
+  }
+
+  private closed = false;
+
+  /** Server shutdown: the sessions that end now are not news to anyone (the store closes next). */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Called when a user's activity in an application changed or ended (invite validity follows it). */
+  onActivityChange(listener: ActivityListener): () => void {
+    this.activityListeners.add(listener);
+    return () => this.activityListeners.delete(listener);
+  }
+
+  // ---- changes ------------------------------------------------------------------------------
+
+  /** UpdateRichPresence: replaces the user's activity in this application. */
+  async setActivity(applicationId: string, userId: string, activity: ParsedActivity): Promise<ActivityWire> {
+    const app = await this.app(applicationId);
+    const stored = normalizeActivity(activity, app, Date.now());
+    let perApp = this.activities.get(userId);
+    if (!perApp) this.activities.set(userId, (perApp = new Map()));
+    perApp.set(applicationId, stored);
+    await this.changed(userId, [applicationId]);
+    return stored;
+  }
+
+  /** ClearRichPresence. */
+  async clearActivity(applicationId: string, userId: string): Promise<void> {
+    const perApp = this.activities.get(userId);
+    if (!perApp?.delete(applicationId)) return;
+    if (perApp.size === 0) this.activities.delete(userId);
+    await this.changed(userId, [applicationId]);
+  }
+
+  /** SetOnlineStatus: stored, and fanned out when it changes what friends see. */
+  async setStatus(userId: string, status: PresenceStatus): Promise<void> {
+    const value = status === 'offline' ? 'invisible' : status;
+    await this.store.socialSettings.setChosenStatus(userId, value);
+    this.chosen.set(userId, value);
+    await this.changed(userId, []);
+  }
+
+  /** Op 3 / Identify `presence`: status and the one activity of this application, each optional. */
+  async applyUpdate(applicationId: string, userId: string, update: { status?: PresenceStatus; activities?: ParsedActivity[] }): Promise<void> {
+    if (update.status !== undefined) {
+      const value = update.status === 'offline' ? 'invisible' : update.status;
+      if (value !== (await this.chosenStatus(userId))) {
+        await this.store.socialSettings.setChosenStatus(userId, value);
+        this.chosen.set(userId, value);
+      }
+    }
+    if (update.activities === undefined) return this.changed(userId, []);
+    const [activity] = update.activities;
+    // The status (if any) is already stored, so the activity's fan-out carries both.
+    if (activity) await this.setActivity(applicationId, userId, activity);
+    else if (this.activities.get(userId)?.has(applicationId)) await this.clearActivity(applicationId, userId);
+    else await this.changed(userId, []);
+  }
+
+  // ---- reads --------------------------------------------------------------------------------
+
+  async chosenStatus(userId: string): Promise<PresenceStatus> {
+    let status = this.chosen.get(userId);
+    if (status === undefined) {
+      status = ((await this.store.socialSettings.chosenStatus(userId)) as PresenceStatus | undefined) ?? 'online';
+      this.chosen.set(userId, status);
+    }
+    return status;
+  }
+
+  /** The user's own activity in an application, secrets included (for their own sessions). */
+  ownActivity(applicationId: string, userId: string): ActivityWire | undefined {
+    return this.activities.get(userId)?.get(applicationId);
+  }
+
+  isConnectedAnywhere(userId: string): boolean {
+    return (this.connectedApps.get(userId)?.size ?? 0) > 0;
+  }
+
+  /** The user's presence as sessions of `applicationId` see it (its family's activities only). */
+  async viewFor(userId: string, applicationId: string, family?: readonly string[]): Promise<PresenceWire> {
+    const apps = this.connectedApps.get(userId);
+    const chosen = await this.chosenStatus(userId);
+    const status: PresenceStatus = !apps || apps.size === 0 || chosen === 'invisible' ? 'offline' : chosen;
+    const activities: ActivityWire[] = [];
+    if (status !== 'offline') {
+      const visible = family ?? (await this.store.socialSettings.family(applicationId));
+      for (const app of [...apps!].sort()) {
+        if (!visible.includes(app)) continue;
+        const own = this.activities.get(userId)?.get(app);
+        activities.push(own ? publicActivity(own) : await this.playing(app));
+      }
+    }
+    return { user: { id: userId }, status, activities, client_status: status === 'offline' ? {} : { web: status } };
+  }
+
+  /** Presences of the user's friends as one application sees them, for READY (offline ones left out). */
+  async friendsPresences(applicationId: string, userId: string): Promise<PresenceWire[]> {
+    const family = await this.store.socialSettings.family(applicationId);
+    const out: PresenceWire[] = [];
+    for (const friendId of await this.store.relationships.friendIds(userId, applicationId)) {
+      const view = await this.viewFor(friendId, applicationId, family);
+      if (view.status !== 'offline') out.push(view);
+    }
+    return out;
+  }
+
+  /**
+   * Sends each of two users the other's presence in every application where that friendship now
+   * counts (new friends must not wait for the next change to see each other).
+   */
+  async introduce(a: string, b: string): Promise<void> {
+    for (const [viewer, subject] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      for (const appId of await this.store.socialSettings.applicationsOf(viewer)) {
+        if (!(await this.store.relationships.areFriends(viewer, subject, appId))) continue;
+        publish(this.bus, appId, [viewer], SocialDispatchEvent.PresenceUpdate, await this.viewFor(subject, appId));
+      }
+    }
+  }
+
+  // ---- fan-out ------------------------------------------------------------------------------
+
+  /**
+   * Sends the user's new presence to every friend's sessions whose view of it changed, and to the
+   * user's own sessions (another tab or device must see a status set here). Serialized per user
+   * so friends never end on an older view.
+   */
+  private changed(userId: string, activityApps: readonly string[]): Promise<void> {
+    return this.queue.run(userId, async () => {
+      const targets = new Map<string, string[]>();
+      for (const { friendId, applicationId } of await this.store.relationships.friendSessions(userId)) {
+        let list = targets.get(applicationId);
+        if (!list) targets.set(applicationId, (list = []));
+        list.push(friendId);
+      }
+      for (const appId of this.connectedApps.get(userId) ?? []) {
+        if (!targets.has(appId)) targets.set(appId, []);
+      }
+      const sent = this.lastSent.get(userId) ?? new Map<string, string>();
+      this.lastSent.set(userId, sent);
+      for (const [appId, friends] of targets) {
+        const json = JSON.stringify(await this.viewFor(userId, appId));
+        if (sent.get(appId) === json) continue;
+        sent.set(appId, json);
+        const recipients = this.connectedApps.get(userId)?.has(appId) ? [...friends, userId] : friends;
+        publish(this.bus, appId, recipients, SocialDispatchEvent.PresenceUpdate, json);
+      }
+      for (const appId of activityApps) for (const l of this.activityListeners) l(userId, appId);
+    });
+  }
+
+  private async onConnectionChange(applicationId: string, userId: string, connected: boolean): Promise<void> {
+    let apps = this.connectedApps.get(userId);
+    if (connected) {
+      if (!apps) this.connectedApps.set(userId, (apps = new Set()));
+      apps.add(applicationId);
+      await this.store.socialSettings.markPlayed(applicationId, userId);
+      await this.chosenStatus(userId);
+      await this.changed(userId, []);
+      return;
+    }
+    apps?.delete(applicationId);
+    if (apps && apps.size === 0) this.connectedApps.delete(userId);
+    // The game stopped: its rich presence ends with its last session.
+    const perApp = this.activities.get(userId);
+    const hadActivity = perApp?.delete(applicationId) ?? false;
+    if (perApp && perApp.size === 0) this.activities.delete(userId);
+    await this.changed(userId, hadActivity ? [applicationId] : []);
+    if (!this.connectedApps.has(userId)) this.lastSent.delete(userId);
+  }
+
+  /** "Playing <application>": what friends see of a game that set no rich presence. */
+  private async playing(applicationId: string): Promise<ActivityWire> {
+    const app = await this.app(applicationId);
+    return { name: app.name, type: 0, application_id: app.id, parent_application_id: app.parentId };
+  }
+
+  private async app(applicationId: string): Promise<AppInfo> {
+    let info = this.apps.get(applicationId);
+    if (!info) {
+      const row = await this.store.applications.get(applicationId);
+      if (!row) throw Errors.unknownApplication();
+      info = { id: row.id, name: row.name, parentId: await this.store.socialSettings.parentOf(applicationId) };
+      this.apps.set(applicationId, info);
+    }
+    return info;
+  }
+}
