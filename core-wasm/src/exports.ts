@@ -56,7 +56,7 @@ export interface CoreExports {
   hchacha20(key: number, nonce16: number, out: number): void;
   chacha20Xor(key: number, nonce: number, counter: number, src: number, dst: number, len: number): void;
   poly1305(key: number, msg: number, len: number, out: number): void;
-  aesEncryptBlock(rk: number, rounds: number, src: number, dst: number): void;
+  aesEncryptBlock(rk: number, src: number, dst: number): void;
   sha256(src: number, len: number, out: number): void;
   hmacSha256(key: number, keyLen: number, msg: number, msgLen: number, out: number): void;
   hkdfExpandSha256(prk: number, prkLen: number, info: number, infoLen: number, out: number, outLen: number): number;

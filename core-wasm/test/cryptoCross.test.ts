@@ -78,7 +78,7 @@ const suites: [AeadAlgorithm, number, Peer[]][] = [
 ];
 
 // Lengths around block and chunk edges (16, 64, 192, 256) plus a few random and large ones.
-const LENGTHS = [0, 1, 15, 16, 17, 31, 63, 64, 65, 159, 160, 161, 191, 192, 193, 255, 256, 257, 511, 1000, 1500, 4096, 65536];
+const LENGTHS = [0, 1, 15, 16, 17, 31, 63, 64, 65, 159, 160, 161, 191, 192, 193, 255, 256, 257, 511, 1000, 1500, 4064, 4096, 4111, 8213, 65536];
 
 describe.each(suites)('AEAD %i cross-checks', (algorithm, keyLength, peers) => {
   const nonceLength = algorithm === AeadAlgorithm.XChaCha20Poly1305 ? 24 : 12;
