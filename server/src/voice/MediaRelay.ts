@@ -2,7 +2,11 @@ import { VOICE_MAX_PACKET_BYTES } from '@social-layer/protocol';
 import type { CryptoBackend, TransportCipher, TransportMode } from '@social-layer/core-wasm';
 import { ReplayWindow } from './ReplayWindow.ts';
 
-/** Where the relay sends one participant's packets (a WebSocket, a UDP address, a data channel). */
+/**
+ * Where the relay sends one participant's packets (a WebSocket, a UDP address, a data channel).
+ * `packet` is a view of the relay's scratch memory, valid only during the call: a sink that
+ * queues it (ws, dgram) copies it first.
+ */
 export interface MediaSink {
   send(packet: Uint8Array): void;
 }
@@ -62,18 +66,22 @@ export interface RelayStats {
  */
 export class MediaRelay {
   readonly participants = new Map<string, RelayParticipant>();
+  /** The same participants as an array, rebuilt on join/leave: the per-packet loop avoids Map iteration. */
+  private list: RelayParticipant[] = [];
   readonly stats: RelayStats = { relayed: 0, forwarded: 0, dropped: 0 };
   /** Test and diagnostics hook: sees each forwarded payload (the opened, still DAVE-encrypted frame). */
   onForward: ((from: string, frame: Uint8Array) => void) | null = null;
 
   add(p: RelayParticipant): void {
     this.participants.set(p.userId, p);
+    this.list = [...this.participants.values()];
   }
 
   remove(userId: string): void {
     const p = this.participants.get(userId);
     if (!p) return;
     this.participants.delete(userId);
+    this.list = [...this.participants.values()];
     p.cipher.destroy();
   }
 
@@ -82,17 +90,13 @@ export class MediaRelay {
     return undefined;
   }
 
-  handle(sender: RelayParticipant, packet: Uint8Array, now = Date.now()): RelayVerdict {
+  handle(sender: RelayParticipant, packet: Uint8Array): RelayVerdict {
     const length = packet.length;
-    const bad = (): RelayVerdict => {
-      this.stats.dropped++;
-      return sender.recordBad(now) ? 'abusive' : 'dropped';
-    };
     // 12-byte header + 16-byte tag + 4-byte nonce is the smallest sealed packet.
-    if (length < 32 || length > VOICE_MAX_PACKET_BYTES) return bad();
-    if (packet[0]! >> 6 !== 2) return bad();
+    if (length < 32 || length > VOICE_MAX_PACKET_BYTES) return this.bad(sender);
+    if (packet[0]! >> 6 !== 2) return this.bad(sender);
     const ssrc = ((packet[8]! << 24) | (packet[9]! << 16) | (packet[10]! << 8) | packet[11]!) >>> 0;
-    if (ssrc !== sender.ssrc || !sender.speakingAnnounced) return bad();
+    if (ssrc !== sender.ssrc || !sender.speakingAnnounced) return this.bad(sender);
     const nonce = ((packet[length - 4]! << 24) | (packet[length - 3]! << 16) | (packet[length - 2]! << 8) | packet[length - 1]!) >>> 0;
     if (!sender.replay.check(nonce)) {
       // A replay is not the sender's fault when the network duplicates: drop without counting.
@@ -102,7 +106,7 @@ export class MediaRelay {
     const buf = sender.inbound;
     buf.set(packet);
     const frameLength = sender.cipher.open(buf, length);
-    if (frameLength < 0) return bad();
+    if (frameLength < 0) return this.bad(sender);
     sender.replay.accept(nonce);
     const frameOffset = sender.cipher.frameOffset;
     const headerLength = 12 + 4 * (buf[0]! & 0x0f);
@@ -110,8 +114,10 @@ export class MediaRelay {
     this.stats.relayed++;
     this.onForward?.(sender.userId, frame);
 
-    for (const r of this.participants.values()) {
-      if (r === sender || !r.sink || r.selfDeaf) continue;
+    const list = this.list;
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i]!;
+      if (r === sender || r.sink === null || r.selfDeaf) continue;
       const out = r.outbound;
       out.set(buf.subarray(0, headerLength));
       // The relay re-frames without the extension body and padding it already stripped.
@@ -119,11 +125,15 @@ export class MediaRelay {
       out.set(frame, headerLength);
       const sealed = r.cipher.seal(out, headerLength + frameLength, r.nextNonce());
       if (sealed < 0) continue;
-      // Sinks may keep the bytes queued (ws, dgram), so each gets its own copy of the scratch.
-      r.sink.send(out.slice(0, sealed));
+      r.sink.send(out.subarray(0, sealed));
       this.stats.forwarded++;
     }
     return 'relayed';
+  }
+
+  private bad(sender: RelayParticipant): RelayVerdict {
+    this.stats.dropped++;
+    return sender.recordBad(Date.now()) ? 'abusive' : 'dropped';
   }
 
   close(): void {

@@ -117,7 +117,8 @@ export class VoiceGatewayServer {
   }
 
   udpSink(remote: { address: string; port: number }): MediaSink {
-    return { send: (packet) => this.udp.send(packet, remote.port, remote.address) };
+    // dgram keeps the buffer until sent: copy the relay's scratch view (pooled, small).
+    return { send: (packet) => this.udp.send(Buffer.from(packet), remote.port, remote.address) };
   }
 
   /** Relay statistics of a call, for tests and diagnostics. */
@@ -144,7 +145,8 @@ export class VoiceGatewayServer {
         if (!found || !found.session.participant) return ws.close(VoiceCloseCode.AuthenticationFailed, 'Unknown media session');
         ({ session, call } = found);
         const participant = found.session.participant;
-        participant.sink = { send: (packet) => ws.readyState === ws.OPEN && ws.send(packet, { binary: true }) };
+        // ws may queue the bytes: copy the relay's scratch view (pooled, small).
+        participant.sink = { send: (packet) => ws.readyState === ws.OPEN && ws.send(Buffer.from(packet), { binary: true }) };
         ws.once('close', () => {
           if (participant.sink && session?.participant === participant) participant.sink = null;
         });
