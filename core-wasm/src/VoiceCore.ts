@@ -1,5 +1,5 @@
 import type { CoreExports } from './exports.ts';
-import { instantiateCore } from './loader.ts';
+import { instantiateCore, instantiateCoreSync } from './loader.ts';
 
 export interface VoiceCoreOptions {
   /**
@@ -9,11 +9,18 @@ export interface VoiceCoreOptions {
   poolBytes?: number;
 }
 
+/** Bytes the allocator adds to a block (header and 16-byte alignment), for pool accounting. */
+function blockBytes(size: number): number {
+  return ((Math.max(size, 16) + 15) & ~15) + 16;
+}
+
 /**
  * One instance of core.wasm for the per-packet voice work: crypto contexts, packet and audio
- * buffers, jitter buffers, mixers. Its memory is reserved up front and does not grow in normal
- * use, so the views that `alloc` hands out stay valid; code that keeps a view across
- * allocations should still read it through WasmBuffer.bytes, which re-creates it after growth.
+ * buffers, jitter buffers, mixers. Its memory pool is reserved up front, so while allocations
+ * stay within `poolBytes` memory does not grow and the views that `alloc` hands out stay valid.
+ * Beyond the pool memory grows, which detaches every Uint8Array view taken before:
+ * `poolRemaining` tells how much is left (CoreCryptoBackend opens a further instance instead
+ * of growing), and WasmBuffer.bytes always returns a live view.
  */
 export class VoiceCore {
   private buffer: ArrayBuffer | undefined;
@@ -25,7 +32,13 @@ export class VoiceCore {
   /** A scratch buffer for copying arguments in and out (grown on demand). */
   private scratch: WasmBuffer;
 
-  private constructor(readonly exports: CoreExports, poolBytes: number) {
+  /** Bytes of the pool handed out (an estimate: the allocator's own overhead included). */
+  private used = 0;
+
+  private constructor(
+    readonly exports: CoreExports,
+    readonly poolBytes: number,
+  ) {
     exports.reservePool(poolBytes);
     this.resultAddress = exports.resultAddress();
     this.scratch = this.alloc(4096);
@@ -35,10 +48,27 @@ export class VoiceCore {
     return new VoiceCore(await instantiateCore(), options.poolBytes ?? 4 << 20);
   }
 
+  /** The same, synchronously (see instantiateCoreSync). */
+  static createSync(options: VoiceCoreOptions = {}): VoiceCore {
+    return new VoiceCore(instantiateCoreSync(), options.poolBytes ?? 4 << 20);
+  }
+
+  /** Pool bytes left before allocations start growing memory (an estimate). */
+  get poolRemaining(): number {
+    return this.poolBytes - this.used;
+  }
+
+  /** Records `size` bytes allocated (positive) or freed (negative) inside the core. */
+  account(size: number): void {
+    this.used += Math.sign(size) * blockBytes(Math.abs(size));
+  }
+
   /** Allocates a zeroed buffer in the core's memory, to be reused for every packet or frame. */
   alloc(size: number): WasmBuffer {
     if (!Number.isInteger(size) || size < 0 || size > 0x7fffffff) throw new RangeError(`bad buffer size ${size}`);
-    return new WasmBuffer(this, this.exports.bufferAlloc(size), size);
+    const buffer = new WasmBuffer(this, this.exports.bufferAlloc(size), size);
+    this.account(size);
+    return buffer;
   }
 
   /** Bytes of all of linear memory (re-created after growth). */
@@ -125,5 +155,6 @@ export class WasmBuffer {
     this.freed = true;
     this.view = undefined;
     this.core.exports.bufferFree(this.address);
+    this.core.account(-this.capacity);
   }
 }

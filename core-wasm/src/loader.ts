@@ -9,6 +9,7 @@ import { CORE_WASM_BASE64 } from '../build/coreWasmBytes.js';
 import type { CoreExports } from './exports.ts';
 
 let compiled: Promise<WebAssembly.Module> | undefined;
+let compiledSync: WebAssembly.Module | undefined;
 
 function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text);
@@ -19,7 +20,13 @@ function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
 
 /** The compiled core module (compiled on first use, then cached). */
 export function coreModule(): Promise<WebAssembly.Module> {
-  compiled ??= WebAssembly.compile(decodeBase64(CORE_WASM_BASE64));
+  if (!compiled) {
+    compiled = compiledSync ? Promise.resolve(compiledSync) : WebAssembly.compile(decodeBase64(CORE_WASM_BASE64));
+    compiled.then(
+      (m) => (compiledSync ??= m),
+      () => {},
+    );
+  }
   return compiled;
 }
 
@@ -38,20 +45,38 @@ export class CoreAbortError extends Error {
   override name = 'CoreAbortError';
 }
 
-/** A fresh instance of core.wasm with its typed exports. */
-export async function instantiateCore(): Promise<CoreExports> {
-  const module = await coreModule();
-  let memory: WebAssembly.Memory | undefined;
-  const imports = {
+function imports(getMemory: () => WebAssembly.Memory | undefined): WebAssembly.Imports {
+  return {
     env: {
       abort(messagePtr: number, filePtr: number, line: number, column: number): never {
+        const memory = getMemory();
         const message = memory ? readAsString(memory, messagePtr) : 'abort';
         const file = memory ? readAsString(memory, filePtr) : '?';
         throw new CoreAbortError(`core-wasm: ${message} at ${file}:${line}:${column}`);
       },
     },
   };
-  const instance = await WebAssembly.instantiate(module, imports);
+}
+
+/** A fresh instance of core.wasm with its typed exports. */
+export async function instantiateCore(): Promise<CoreExports> {
+  const module = await coreModule();
+  let memory: WebAssembly.Memory | undefined;
+  const instance = await WebAssembly.instantiate(module, imports(() => memory));
+  const exports = instance.exports as unknown as CoreExports;
+  memory = exports.memory;
+  return exports;
+}
+
+/**
+ * The same, synchronously (for code that must not await, such as a crypto backend opening a
+ * further instance mid-call). Compiles synchronously on first use if nothing compiled yet; the
+ * module is small (~40 KB), well under browsers' main-thread limit for synchronous compiles.
+ */
+export function instantiateCoreSync(): CoreExports {
+  compiledSync ??= new WebAssembly.Module(decodeBase64(CORE_WASM_BASE64));
+  let memory: WebAssembly.Memory | undefined;
+  const instance = new WebAssembly.Instance(compiledSync, imports(() => memory));
   const exports = instance.exports as unknown as CoreExports;
   memory = exports.memory;
   return exports;

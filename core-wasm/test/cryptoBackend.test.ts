@@ -307,3 +307,26 @@ describe('core-wasm transport specifics', () => {
     }
   });
 });
+
+describe('core-wasm backend pool', () => {
+  it('opens a further instance instead of growing memory under earlier buffers', async () => {
+    const backend = await CoreCryptoBackend.create({ poolBytes: 256 << 10 });
+    const firstMemory = backend.core.exports.memory.buffer;
+    const key = new Uint8Array(32).fill(7);
+    const pairs: { cipher: ReturnType<CryptoBackend['createTransportCipher']>; buffer: Uint8Array }[] = [];
+    for (let i = 0; i < 120; i++) {
+      pairs.push({ cipher: backend.createTransportCipher(TransportMode.Aes256GcmRtpsize, key), buffer: backend.allocate(1600) });
+    }
+    expect(backend.instances).toBeGreaterThan(1);
+    // The first instance's memory never grew, so none of the early views is detached.
+    expect(pairs[0]!.buffer.buffer).toBe(firstMemory);
+    const receiver = backend.createTransportCipher(TransportMode.Aes256GcmRtpsize, key);
+    for (const { cipher, buffer } of [pairs[0]!, pairs[119]!, { cipher: pairs[0]!.cipher, buffer: pairs[119]!.buffer }]) {
+      expect(buffer.length).toBe(1600);
+      buffer.set([0x80, 0x78, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3]);
+      const n = cipher.seal(buffer, 172);
+      expect(n).toBe(192);
+      expect(receiver.open(buffer, n)).toBe(160);
+    }
+  });
+});

@@ -2,6 +2,8 @@ import { AeadAlgorithm } from '../enums.ts';
 import type { VoiceCore } from '../VoiceCore.ts';
 
 export const TAG_BYTES = 16;
+/** Bytes of one AEAD context in core memory (assembly/crypto/aead.ts AEAD_CTX_SIZE). */
+export const AEAD_CONTEXT_BYTES = 16 + 512 + 4096;
 
 const KEY_BYTES: Record<AeadAlgorithm, number> = {
   [AeadAlgorithm.Aes256Gcm]: 32,
@@ -39,6 +41,7 @@ export class CoreAead {
     const at = core.scratchAddress(32);
     core.copyIn(key, at);
     this.ctx = core.exports.aeadCreate(algorithm, at);
+    core.account(AEAD_CONTEXT_BYTES);
     core.bytes.fill(0, at, at + 32);
   }
 
@@ -93,7 +96,10 @@ export class CoreAead {
   }
 
   destroy(): void {
-    if (this.ctx !== 0) this.core.exports.aeadDestroy(this.ctx);
+    if (this.ctx !== 0) {
+      this.core.exports.aeadDestroy(this.ctx);
+      this.core.account(-AEAD_CONTEXT_BYTES);
+    }
     this.ctx = 0;
   }
 

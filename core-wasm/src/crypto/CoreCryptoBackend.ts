@@ -1,6 +1,6 @@
 import { AeadAlgorithm, CoreError } from '../enums.ts';
 import { VoiceCore, type VoiceCoreOptions } from '../VoiceCore.ts';
-import { CoreAead } from './CoreAead.ts';
+import { AEAD_CONTEXT_BYTES, CoreAead } from './CoreAead.ts';
 import {
   TRANSPORT_OVERHEAD,
   TransportMode,
@@ -87,30 +87,66 @@ class CoreAeadCipher implements AeadCipher {
   }
 }
 
-/** Voice crypto in core.wasm: zero-copy for buffers from `allocate`. */
+/** Pool headroom kept free in an instance for scratch growth and internal buffers. */
+const HEADROOM = 64 << 10;
+
+/**
+ * Voice crypto in core.wasm: zero-copy for buffers from `allocate`. A relay with many
+ * connections outgrows one instance's pool; rather than growing that memory (which would
+ * detach every buffer handed out so far), the backend then opens a further instance of the
+ * module for new buffers and keys. A cipher and a buffer from different instances still work
+ * together, through one copy each way.
+ */
 export class CoreCryptoBackend implements CryptoBackend {
   readonly name = 'core-wasm';
+  private readonly cores: VoiceCore[];
+  private readonly poolBytes: number;
 
-  private constructor(readonly core: VoiceCore) {}
-
-  static async create(options?: VoiceCoreOptions): Promise<CoreCryptoBackend> {
-    return new CoreCryptoBackend(await VoiceCore.create(options));
+  private constructor(core: VoiceCore, private readonly growable: boolean) {
+    this.cores = [core];
+    this.poolBytes = core.poolBytes;
   }
 
-  /** Wraps an existing VoiceCore (to share one instance with the media helpers). */
+  static async create(options?: VoiceCoreOptions): Promise<CoreCryptoBackend> {
+    return new CoreCryptoBackend(await VoiceCore.create(options), true);
+  }
+
+  /**
+   * Wraps an existing VoiceCore (to share one instance with the media helpers). Everything
+   * then lives in that instance, whose memory grows if its pool runs out.
+   */
   static over(core: VoiceCore): CoreCryptoBackend {
-    return new CoreCryptoBackend(core);
+    return new CoreCryptoBackend(core, false);
+  }
+
+  /** The instance in use (the newest). */
+  get core(): VoiceCore {
+    return this.cores[this.cores.length - 1]!;
+  }
+
+  /** Instances opened so far. */
+  get instances(): number {
+    return this.cores.length;
+  }
+
+  /** An instance with room for `bytes` more without growing memory. */
+  private coreFor(bytes: number): VoiceCore {
+    const core = this.core;
+    if (!this.growable || core.poolRemaining >= bytes + HEADROOM) return core;
+    const next = VoiceCore.createSync({ poolBytes: Math.max(this.poolBytes, bytes + 2 * HEADROOM) });
+    this.cores.push(next);
+    return next;
   }
 
   allocate(size: number): Uint8Array {
-    return this.core.alloc(size).bytes;
+    return this.coreFor(size).alloc(size).bytes;
   }
 
   createTransportCipher(mode: TransportMode, key: Uint8Array): CoreTransportCipher {
-    return new CoreTransportCipher(this.core, mode, key);
+    return new CoreTransportCipher(this.coreFor(AEAD_CONTEXT_BYTES), mode, key);
   }
 
   createAead(algorithm: AeadAlgorithm, key: Uint8Array): AeadCipher {
-    return new CoreAeadCipher(this.core, algorithm, key);
+    return new CoreAeadCipher(this.coreFor(AEAD_CONTEXT_BYTES), algorithm, key);
   }
 }

@@ -26,6 +26,7 @@ export interface JitterStats {
  */
 export class JitterBuffer {
   private ctx: number;
+  private readonly bytes: number;
   private frameAddress = 0;
   private frameLength = 0;
   /** Sequence of the frame pop() returned (or of the missing one for Lost). */
@@ -37,7 +38,13 @@ export class JitterBuffer {
     readonly core: VoiceCore,
     options: JitterBufferOptions = {},
   ) {
-    this.ctx = core.exports.jitterCreate(options.capacity ?? 64, options.slotBytes ?? 1500, options.targetDepth ?? 3);
+    const capacity = options.capacity ?? 64;
+    const slotBytes = options.slotBytes ?? 1500;
+    this.ctx = core.exports.jitterCreate(capacity, slotBytes, options.targetDepth ?? 3);
+    let slots = 4;
+    while (slots < capacity) slots *= 2;
+    this.bytes = 64 + slots * (16 + slotBytes);
+    core.account(this.bytes);
   }
 
   push(sequence: number, timestamp: number, payload: Uint8Array, length = payload.length): JitterPush {
@@ -87,7 +94,10 @@ export class JitterBuffer {
   }
 
   destroy(): void {
-    if (this.ctx) this.core.exports.jitterDestroy(this.ctx);
+    if (this.ctx) {
+      this.core.exports.jitterDestroy(this.ctx);
+      this.core.account(-this.bytes);
+    }
     this.ctx = 0;
   }
 }

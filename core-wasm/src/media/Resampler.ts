@@ -19,6 +19,7 @@ export class Resampler {
   readonly maxInput: number;
   private readonly output: WasmBuffer;
   private readonly outputCapacity: number;
+  private readonly bytes: number;
 
   constructor(
     readonly core: VoiceCore,
@@ -29,6 +30,10 @@ export class Resampler {
     this.maxInput = options.maxInput ?? Math.ceil(this.inputRate / 50);
     this.ctx = core.exports.resamplerCreate(this.inputRate, this.outputRate, this.maxInput);
     if (!this.ctx) throw new RangeError(`unsupported resampling ratio ${this.inputRate} -> ${this.outputRate}`);
+    let a = this.inputRate, b = this.outputRate;
+    while (b) [a, b] = [b, a % b];
+    this.bytes = 48 + (this.outputRate / a) * 32 * 4 + (31 + this.maxInput) * 4;
+    core.account(this.bytes);
     this.outputCapacity = Math.ceil((this.maxInput * this.outputRate) / this.inputRate) + 2;
     this.output = core.alloc(this.outputCapacity * 4);
   }
@@ -57,7 +62,10 @@ export class Resampler {
   }
 
   destroy(): void {
-    if (this.ctx) this.core.exports.resamplerDestroy(this.ctx);
+    if (this.ctx) {
+      this.core.exports.resamplerDestroy(this.ctx);
+      this.core.account(-this.bytes);
+    }
     this.ctx = 0;
     this.output.free();
   }
