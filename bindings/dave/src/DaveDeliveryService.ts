@@ -35,6 +35,20 @@ export interface DaveDeliveryServiceOptions {
   now?: () => number;
 }
 
+/** DaveDeliveryService.inspect() */
+export interface DaveGroupView {
+  established: boolean;
+  epoch: number;
+  /** User id per leaf index, null for blank leaves. */
+  leaves: (string | null)[];
+  /** Unrevoked proposals of the epoch, in order. */
+  proposals: { kind: 'add' | 'remove'; userId: string; ref: string; recipients: string[] }[];
+  /** Users whose validated key package waits to be committed. */
+  keyPackages: string[];
+  connected: string[];
+  transitions: { id: number; waiting: string[]; deadline: number }[];
+}
+
 /** Why a commit was not broadcast (the voice gateway may log it; the sender is not at fault for races). */
 export type CommitRejection =
   | 'wrong-epoch'
@@ -151,6 +165,19 @@ export class DaveDeliveryService {
     return [...this.participants.keys()].filter((id) => !members.has(id));
   }
 
+  /** A plain-data view of the whole state (for logs and tests): equal views mean nothing changed. */
+  inspect(): DaveGroupView {
+    return {
+      established: this.established,
+      epoch: this.epoch,
+      leaves: this.leaves.map((l) => l?.userId ?? null),
+      proposals: this.proposals.map((p) => ({ kind: p.kind, userId: p.userId, ref: p.refHex, recipients: [...p.recipients] })),
+      keyPackages: [...this.participants].filter(([, p]) => p.keyPackage).map(([id]) => id),
+      connected: [...this.participants.keys()],
+      transitions: [...this.transitions.values()].map((t) => ({ id: t.id, waiting: [...t.waiting], deadline: t.deadline })),
+    };
+  }
+
   /** Transition ids sent but not executed yet. */
   pendingTransitions(): number[] {
     return [...this.transitions.keys()];
@@ -260,7 +287,9 @@ export class DaveDeliveryService {
 
     const transitionId = this.nextTransitionId();
     const members = new Set(this.members());
-    const commitTo = previousMembers.filter((id) => members.has(id) && this.participants.has(id));
+    // The commit goes to members who stay; whoever is (re-)added gets only a welcome.
+    const removed = new Set(ordered.filter((p) => p.kind === 'remove').map((p) => p.userId));
+    const commitTo = previousMembers.filter((id) => !removed.has(id) && members.has(id) && this.participants.has(id));
     const joiners = [...welcomes.keys()].filter((id) => this.participants.has(id));
     const out: DaveOutput = [];
     if (commitTo.length > 0) {

@@ -2,14 +2,12 @@ import { DAVE_PROTOCOL_VERSION, VoiceOpcode } from '@social-layer/protocol';
 import { HashRatchet, VoiceCore, type KeyRatchet } from '@social-layer/core-wasm';
 import {
   bytesToBase64,
-  createCommit,
   createGroup,
   emptyPskIndex,
   encodeMlsMessage,
   generateKeyPackageWithKey,
   joinGroup,
   mlsExporter,
-  processPublicMessage,
   type CiphersuiteImpl,
   type ClientConfig,
   type ClientState,
@@ -22,6 +20,7 @@ import { decodeWelcome, encodeWelcome } from 'ts-mls/welcome.js';
 import { encodeKeyPackage } from 'ts-mls/keyPackage.js';
 import { addUnappliedProposal } from 'ts-mls/unappliedProposals.js';
 import { generateSignatureKeyPair } from './crypto.ts';
+import { createDaveCommit, processDaveCommit, type CommitResult } from './mlsCommit.ts';
 import {
   DAVE_CAPABILITIES,
   DAVE_LIFETIME,
@@ -259,9 +258,9 @@ export class DaveSession {
         this.pendingCommit = undefined;
         return result();
       }
-      let commit: Awaited<ReturnType<typeof createCommit>>;
+      let commit: CommitResult;
       try {
-        commit = await createCommit({ state, cipherSuite: this.cs }, { wireAsPublicMessage: true, ratchetTreeExtension: true });
+        commit = await createDaveCommit(state, this.cs);
       } catch (e) {
         return result({ error: `cannot commit: ${message(e)}` });
       }
@@ -446,8 +445,7 @@ export class DaveSession {
     if (content.commit.proposals.some((p) => p.proposalOrRefType !== 'reference')) {
       throw new DaveProtocolError('commit carries a proposal by value');
     }
-    const { newState } = await processPublicMessage(this.proposalState ?? this.group, mls.publicMessage, emptyPskIndex, this.cs);
-    return newState;
+    return processDaveCommit(this.proposalState ?? this.group, mls.publicMessage, this.cs);
   }
 
   private async join(welcomeBytes: Uint8Array): Promise<ClientState> {

@@ -5,6 +5,7 @@ export {
   type DaveOutput,
   type DaveOutputMessage,
   type CommitRejection,
+  type DaveGroupView,
 } from './DaveDeliveryService.ts';
 export { DaveSession, type DaveSessionOptions, type DaveSessionResult, type DaveSend } from './DaveSession.ts';
 export {

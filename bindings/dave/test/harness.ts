@@ -3,7 +3,11 @@
 import { VoiceOpcode } from '@social-layer/protocol';
 import type { VoiceCore } from '@social-layer/core-wasm';
 import davey from '@snazzah/davey';
-import { DaveDeliveryService, DaveSession, type DaveOutput, type DaveSend } from '../src/index.ts';
+import * as dave from '../src/index.ts';
+import type { DaveDeliveryService, DaveSession, DaveOutput, DaveSend } from '../src/index.ts';
+
+/** The package under test: the sources, or a bundle of them. */
+export type DaveLib = Pick<typeof dave, 'DaveDeliveryService' | 'DaveSession'>;
 
 export interface Reply {
   op: number;
@@ -36,8 +40,11 @@ export class OurClient implements TestClient {
     readonly session: DaveSession,
   ) {}
 
-  static async create(userId: string, callId: string, core: VoiceCore): Promise<OurClient> {
-    return new OurClient(userId, await DaveSession.create({ userId, callId, core }));
+  /** Replies this client drops instead of sending (to play a slow or broken member). */
+  readonly drop = new Set<number>();
+
+  static async create(userId: string, callId: string, core?: VoiceCore, lib: DaveLib = dave): Promise<OurClient> {
+    return new OurClient(userId, await lib.DaveSession.create({ userId, callId, ...(core ? { core } : {}) }));
   }
 
   get epoch(): number {
@@ -58,7 +65,7 @@ export class OurClient implements TestClient {
 
   async receive(op: number, payload: { json?: unknown; binary?: Uint8Array }): Promise<Reply[]> {
     const s = this.session;
-    const d = payload.json as Record<string, never>;
+    const d = payload.json as { protocol_version: number; transition_id: number; epoch: number };
     switch (op) {
       case VoiceOpcode.ClientsConnect:
         s.onClientsConnect((payload.json as { user_ids: string[] }).user_ids);
@@ -89,7 +96,7 @@ export class OurClient implements TestClient {
     })();
     if (r.error) this.errors.push(`op ${op}: ${r.error}`);
     if (r.executedTransition !== undefined) this.executed.push(r.executedTransition);
-    return r.send.map((m: DaveSend) => ({ ...m }));
+    return r.send.filter((m: DaveSend) => !this.drop.has(m.op)).map((m: DaveSend) => ({ ...m }));
   }
 }
 
@@ -189,7 +196,7 @@ export class DaveyClient implements TestClient {
   }
 }
 
-interface Envelope {
+export interface Envelope {
   to: string;
   op: number;
   json?: unknown;
@@ -206,24 +213,36 @@ export class TestCall {
 
   private constructor(readonly ds: DaveDeliveryService) {}
 
-  static async create(callId: string): Promise<TestCall> {
+  static async create(callId: string, lib: DaveLib = dave): Promise<TestCall> {
     let call: TestCall | undefined;
-    const ds = await DaveDeliveryService.create(callId, { now: () => call!.clock });
+    const ds = await lib.DaveDeliveryService.create(callId, { now: () => call!.clock });
     call = new TestCall(ds);
     return call;
   }
 
   /** Identify -> op 11 both ways -> op 4 (the client's key package) and op 25. */
   async join(client: TestClient): Promise<void> {
+    this.connect(client);
+    await this.pump();
+    await this.fromClient(client.userId, await client.start());
+    await this.pump();
+  }
+
+  /** Identify and what the gateway sends for it (op 11 both ways, op 25), queued but not delivered. */
+  connect(client: TestClient): void {
     const others = [...this.clients.keys()];
     this.clients.set(client.userId, client);
     this.ds.memberConnected(client.userId);
     this.enqueue([{ to: [client.userId], op: VoiceOpcode.ClientsConnect, json: { user_ids: others } }]);
     if (others.length > 0) this.enqueue([{ to: others, op: VoiceOpcode.ClientsConnect, json: { user_ids: [client.userId] } }]);
     this.enqueue([{ to: [client.userId], op: VoiceOpcode.DaveMlsExternalSender, binary: this.ds.externalSenderPayload() }]);
-    await this.pump();
-    await this.fromClient(client.userId, await client.start());
-    await this.pump();
+  }
+
+  /** Messages queued for `userId`, removed from the queue (to deliver by hand). */
+  take(userId: string, op: number): Envelope[] {
+    const taken = this.queue.filter((m) => m.to === userId && m.op === op);
+    for (const m of taken) this.queue.splice(this.queue.indexOf(m), 1);
+    return taken;
   }
 
   async leave(userId: string): Promise<void> {
