@@ -36,6 +36,12 @@ import type { MessageRecord } from './MessageCache.ts';
 import { defaultApiBase, type ClientOptions } from './options.ts';
 import { errorToString, statusToString } from './strings.ts';
 import { UserHandle } from './UserHandle.ts';
+import type { RelationshipGroupType, SocialReadyData, StatusType } from '@social-layer/protocol';
+import type { Activity } from './Activity.ts';
+import type { ActivityInvite } from './ActivityInvite.ts';
+import type { RelationshipHandle } from './RelationshipHandle.ts';
+import { Social } from './social/Social.ts';
+import type { UserMessageSummary } from './UserMessageSummary.ts';
 import {
   checkDisplayName,
   checkExternalAuth,
@@ -94,6 +100,8 @@ export class Client {
    * without this it would bring the lobby back until LOBBY_DELETE removed it again.
    */
   private readonly leftLobbies = new Set<string>();
+  /** Relationships, presence, invites and direct messages (src/social/). */
+  private readonly social: Social;
 
   constructor(private readonly options: ClientOptions = {}) {
     const apiBase = (options.apiBase ?? defaultApiBase()).replace(/\/+$/, '');
@@ -104,6 +112,14 @@ export class Client {
     this.events = new EventHub<ClientEvents>(options.queueEvents === true, (event, error) =>
       this.logger.error(`a ${event} listener threw: ${error instanceof Error ? error.message : String(error)}`),
     );
+    this.social = new Social({
+      http: this.http,
+      state: this.state,
+      events: this.events,
+      logger: this.logger,
+      requireSession: (operation) => this.requireSession(operation),
+      rememberUser: (user, announce) => this.rememberUser(user, announce),
+    });
     this.session = new GatewaySession(
       {
         token: () => this.http.token,
@@ -438,6 +454,126 @@ export class Client {
     return record ? new MessageHandle(this.state, record) : undefined;
   }
 
+  // ---- social: relationships, presence, invites, direct messages (issue 6) -------------------
+  // Thin delegates; the logic lives in src/social/.
+
+  sendDiscordFriendRequest(username: string): Promise<void> {
+    return this.social.relationships.sendDiscordFriendRequest(username);
+  }
+  sendDiscordFriendRequestById(userId: string): Promise<void> {
+    return this.social.relationships.sendDiscordFriendRequestById(userId);
+  }
+  sendGameFriendRequest(username: string): Promise<void> {
+    return this.social.relationships.sendGameFriendRequest(username);
+  }
+  sendGameFriendRequestById(userId: string): Promise<void> {
+    return this.social.relationships.sendGameFriendRequestById(userId);
+  }
+  acceptDiscordFriendRequest(userId: string): Promise<void> {
+    return this.social.relationships.acceptDiscordFriendRequest(userId);
+  }
+  acceptGameFriendRequest(userId: string): Promise<void> {
+    return this.social.relationships.acceptGameFriendRequest(userId);
+  }
+  rejectDiscordFriendRequest(userId: string): Promise<void> {
+    return this.social.relationships.rejectDiscordFriendRequest(userId);
+  }
+  rejectGameFriendRequest(userId: string): Promise<void> {
+    return this.social.relationships.rejectGameFriendRequest(userId);
+  }
+  cancelDiscordFriendRequest(userId: string): Promise<void> {
+    return this.social.relationships.cancelDiscordFriendRequest(userId);
+  }
+  cancelGameFriendRequest(userId: string): Promise<void> {
+    return this.social.relationships.cancelGameFriendRequest(userId);
+  }
+  removeDiscordAndGameFriend(userId: string): Promise<void> {
+    return this.social.relationships.removeDiscordAndGameFriend(userId);
+  }
+  removeGameFriend(userId: string): Promise<void> {
+    return this.social.relationships.removeGameFriend(userId);
+  }
+  blockUser(userId: string): Promise<void> {
+    return this.social.relationships.blockUser(userId);
+  }
+  unblockUser(userId: string): Promise<void> {
+    return this.social.relationships.unblockUser(userId);
+  }
+  getRelationships(): RelationshipHandle[] {
+    return this.social.relationships.getRelationships();
+  }
+  getRelationshipHandle(userId: string): RelationshipHandle {
+    return this.social.relationships.getRelationshipHandle(userId);
+  }
+  getRelationshipsByGroup(groupType: RelationshipGroupType): RelationshipHandle[] {
+    return this.social.relationships.getRelationshipsByGroup(groupType);
+  }
+  updateRichPresence(activity: Activity): Promise<void> {
+    return this.social.presence.updateRichPresence(activity);
+  }
+  clearRichPresence(): Promise<void> {
+    return this.social.presence.clearRichPresence();
+  }
+  setOnlineStatus(status: StatusType): Promise<void> {
+    return this.social.presence.setOnlineStatus(status);
+  }
+  sendActivityInvite(userId: string, content: string): Promise<void> {
+    return this.social.invites.sendActivityInvite(userId, content);
+  }
+  sendActivityJoinRequest(userId: string): Promise<void> {
+    return this.social.invites.sendActivityJoinRequest(userId);
+  }
+  sendActivityJoinRequestReply(invite: ActivityInvite): Promise<void> {
+    return this.social.invites.sendActivityJoinRequestReply(invite);
+  }
+  /** Resolves with the join secret to hand to createOrJoinLobby. */
+  acceptActivityInvite(invite: ActivityInvite): Promise<string> {
+    return this.social.invites.acceptActivityInvite(invite);
+  }
+  /** Web games: the URL that starts the game, for invite deep links (`<url>?invite=<id>`). */
+  registerLaunchCommand(applicationId: string, command: string): boolean {
+    return this.social.invites.registerLaunchCommand(applicationId, command);
+  }
+  sendUserMessage(recipientId: string, content: string): Promise<string> {
+    return this.social.directMessages.sendUserMessage(recipientId, content);
+  }
+  sendUserMessageWithMetadata(recipientId: string, content: string, metadata: Metadata): Promise<string> {
+    return this.social.directMessages.sendUserMessageWithMetadata(recipientId, content, metadata);
+  }
+  editUserMessage(recipientId: string, messageId: string, content: string): Promise<void> {
+    return this.social.directMessages.editUserMessage(recipientId, messageId, content);
+  }
+  deleteUserMessage(recipientId: string, messageId: string): Promise<void> {
+    return this.social.directMessages.deleteUserMessage(recipientId, messageId);
+  }
+  getUserMessageSummaries(): Promise<UserMessageSummary[]> {
+    return this.social.directMessages.getUserMessageSummaries();
+  }
+  getUserMessagesWithLimit(recipientId: string, limit: number): Promise<MessageHandle[]> {
+    return this.social.directMessages.getUserMessagesWithLimit(recipientId, limit);
+  }
+  setRelationshipCreatedCallback(callback: ClientEvents['relationshipCreated'] | null): void {
+    this.setCallback('relationshipCreated', callback);
+  }
+  setRelationshipDeletedCallback(callback: ClientEvents['relationshipDeleted'] | null): void {
+    this.setCallback('relationshipDeleted', callback);
+  }
+  setRelationshipGroupsUpdatedCallback(callback: ClientEvents['relationshipGroupsUpdated'] | null): void {
+    this.setCallback('relationshipGroupsUpdated', callback);
+  }
+  setActivityInviteCreatedCallback(callback: ClientEvents['activityInviteCreated'] | null): void {
+    this.setCallback('activityInviteCreated', callback);
+  }
+  setActivityInviteUpdatedCallback(callback: ClientEvents['activityInviteUpdated'] | null): void {
+    this.setCallback('activityInviteUpdated', callback);
+  }
+  setMessageUpdatedCallback(callback: ClientEvents['messageUpdated'] | null): void {
+    this.setCallback('messageUpdated', callback);
+  }
+  setMessageDeletedCallback(callback: ClientEvents['messageDeleted'] | null): void {
+    this.setCallback('messageDeleted', callback);
+  }
+
   // ---- internals --------------------------------------------------------------------------
 
   private ensureAlive(): void {
@@ -467,6 +603,7 @@ export class Client {
       this.leftLobbies.clear();
       this.state.lobbies?.reset();
       this.state.additionalNames.clear();
+      this.social.reset();
     }
     this.events.emit('statusChanged', status, error, detail);
     if (status === ClientStatus.Ready && this.heldLobbyEvents) {
@@ -474,6 +611,7 @@ export class Client {
       this.heldLobbyEvents = undefined;
       for (const pending of held) this.emitLobbyEvent(pending);
     }
+    if (status === ClientStatus.Ready) this.social.flushHeld();
   }
 
   private onDispatch(event: string, data: unknown): void {
@@ -506,6 +644,7 @@ export class Client {
         this.onLobbyMessage(data as LobbyMessage);
         return;
       default:
+        if (this.social.onDispatch(event, data)) return;
         this.logger.verbose(`dispatch ${event} ignored`);
     }
   }
@@ -519,6 +658,7 @@ export class Client {
       this.state.messages.clear();
       this.state.additionalNames.clear();
     }
+    const accountChanged = this.state.selfId !== undefined && this.state.selfId !== ready.user.id;
     this.state.selfId = ready.user.id;
     lobbies.setSelf(ready.user.id);
     this.rememberUser(ready.user, false);
@@ -534,6 +674,7 @@ export class Client {
     this.hadReady = true;
     // Announced after statusChanged(Ready), so listeners can already use Ready-only calls.
     this.heldLobbyEvents = [...(this.heldLobbyEvents ?? []), ...this.drainLobbyEvents()];
+    this.social.onReady(ready as ReadyData & SocialReadyData, accountChanged);
   }
 
   private applyLobby(lobby: Lobby): void {

@@ -1,6 +1,7 @@
 import type { LobbyState } from '@social-layer/core-wasm';
 import type { User } from '@social-layer/protocol';
 import { MessageCache } from './MessageCache.ts';
+import { SocialState } from './social/SocialState.ts';
 
 /**
  * Everything the handles read, in one object they share with the Client: lobby state in
@@ -16,6 +17,8 @@ export class ClientState {
   /** `${lobbyId}:${memberId}` -> additional_name. */
   readonly additionalNames = new Map<string, string>();
   readonly messages = new MessageCache();
+  /** Relationships, presences, own status and the DM conversation cache (issue 6). */
+  readonly social = new SocialState();
 
   /** The lobby state, if there is one and the lobby is in it. */
   lobbyState(lobbyId: string): LobbyState | undefined {

@@ -15,6 +15,10 @@ export interface MessageRecord {
   sentTimestamp: number;
   /** The author's lobby additional name at send time, if any. */
   additionalName: string | null;
+  /** DMs: the other participant as the author sees it; absent for lobby messages. */
+  readonly recipientId?: string;
+  /** ms since the epoch of the last edit; 0 or absent when never edited. */
+  editedTimestamp?: number;
   /** Set once `messageCreated` has fired for it, so it never fires twice. */
   announced: boolean;
 }
@@ -39,6 +43,7 @@ export class MessageCache {
       existing.content = record.content;
       existing.metadata = record.metadata;
       existing.moderationMetadata = record.moderationMetadata;
+      existing.editedTimestamp = record.editedTimestamp;
       return existing;
     }
     this.byId.set(record.id, record);
@@ -49,6 +54,15 @@ export class MessageCache {
     }
     this.byChannel.set(record.channelId, ids);
     return record;
+  }
+
+  /** Forgets a deleted message (handles already taken keep their record). */
+  delete(id: string): void {
+    const record = this.byId.get(id);
+    if (!record) return;
+    this.byId.delete(id);
+    const ids = this.byChannel.get(record.channelId);
+    if (ids) this.byChannel.set(record.channelId, ids.filter((x) => x !== id));
   }
 
   clear(): void {

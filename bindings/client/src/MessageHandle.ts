@@ -31,6 +31,10 @@ export class MessageHandle {
   get applicationId(): string {
     return this.record.applicationId;
   }
+  /** DMs: the other participant ('0' for lobby messages). */
+  get recipientId(): string {
+    return this.record.recipientId ?? '0';
+  }
   /** ms since the epoch. */
   get sentTimestamp(): number {
     return this.record.sentTimestamp;
@@ -38,6 +42,11 @@ export class MessageHandle {
 
   author(): UserHandle | undefined {
     return this.state.user(this.record.authorId) ? new UserHandle(this.state, this.record.authorId) : undefined;
+  }
+
+  recipient(): UserHandle | undefined {
+    const id = this.record.recipientId;
+    return id && this.state.user(id) ? new UserHandle(this.state, id) : undefined;
   }
 
   lobby(): LobbyHandle | undefined {
@@ -66,9 +75,9 @@ export class MessageHandle {
     return this.state.destroyed ? undefined : (this.record.additionalName ?? undefined);
   }
 
-  /** 0: lobby messages cannot be edited. */
+  /** ms since the epoch of the last edit; 0 if never edited (lobby messages never are). */
   editedTimestamp(): number {
-    return 0;
+    return this.state.destroyed ? 0 : (this.record.editedTimestamp ?? 0);
   }
 
   /** Every message here was sent through the SDK from a game. */

@@ -1,4 +1,5 @@
 import type { ClientError, ClientStatus } from '@social-layer/protocol';
+import type { ActivityInvite } from './ActivityInvite.ts';
 
 /**
  * Every event of the Client, with its listener signature. Event payloads are IDs, not objects,
@@ -16,6 +17,20 @@ export interface ClientEvents {
   messageCreated: (messageId: string) => void;
   /** A user object the client knows changed (display name, ...). */
   userUpdated: (userId: string) => void;
+  // ---- social (issue 6) ----
+  /** A relationship was created or changed type (request sent or accepted, block...). */
+  relationshipCreated: (userId: string, isDiscordRelationshipUpdate: boolean) => void;
+  /** A relationship ended; afterwards getRelationshipHandle(userId) reads None for that kind. */
+  relationshipDeleted: (userId: string, isDiscordRelationshipUpdate: boolean) => void;
+  /** A list from getRelationshipsByGroup may be stale: a friend's status, game, name or friendship changed. */
+  relationshipGroupsUpdated: (userId: string) => void;
+  /** An invite or join request arrived. */
+  activityInviteCreated: (invite: ActivityInvite) => void;
+  /** An invite turned valid or invalid. */
+  activityInviteUpdated: (invite: ActivityInvite) => void;
+  /** A message was edited, or its moderation metadata changed. */
+  messageUpdated: (messageId: string) => void;
+  messageDeleted: (messageId: string, channelId: string) => void;
 }
 
 export type ClientEventName = keyof ClientEvents;

@@ -12,6 +12,20 @@ export { DEFAULT_API_BASE, type ClientOptions } from './options.ts';
 export { UserHandle } from './UserHandle.ts';
 export { DEFAULT_HTTP_TIMEOUT_MS, type FetchLike } from './HttpApi.ts';
 export type { WebSocketConstructor, WebSocketLike } from './webSocket.ts';
+export { Activity, ActivityAssets, ActivityButton, ActivityParty, ActivitySecrets, ActivityTimestamps } from './Activity.ts';
+export { ActivityInvite } from './ActivityInvite.ts';
+export { RelationshipHandle } from './RelationshipHandle.ts';
+export { UserMessageSummary } from './UserMessageSummary.ts';
+export {
+  ActivityActionTypes,
+  ActivityGamePlatforms,
+  ActivityPartyPrivacy,
+  ActivityTypes,
+  RelationshipGroupType,
+  RelationshipType,
+  StatusDisplayTypes,
+  StatusType,
+} from '@social-layer/protocol';
 export {
   AuthenticationExternalAuthType,
   AuthorizationTokenType,
