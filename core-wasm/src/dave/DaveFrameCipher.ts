@@ -12,6 +12,8 @@ export interface UnencryptedRange {
 /** Trailer bytes a frame gains: tag 8 + nonce (up to 5) + size 1 + marker 2, plus ranges. */
 export const DAVE_MAX_OVERHEAD_OPUS = 16;
 
+const NO_RANGES: readonly UnencryptedRange[] = [];
+
 /** The Opus silence frame, which DAVE leaves unencrypted. */
 export function isSilence(frame: Uint8Array, length = frame.length): boolean {
   return length === 3 && frame[0] === 0xf8 && frame[1] === 0xff && frame[2] === 0xfe;
@@ -110,7 +112,7 @@ export class DaveFrameEncryptor {
    * Encrypts src[0, length) into dst (which may be src) and appends the trailer. Returns the
    * output length or a negative CoreError. The silence frame F8 FF FE passes through.
    */
-  encrypt(src: Uint8Array, length: number, dst: Uint8Array, ranges: readonly UnencryptedRange[] = []): number {
+  encrypt(src: Uint8Array, length: number, dst: Uint8Array, ranges: readonly UnencryptedRange[] = NO_RANGES): number {
     if (!(length >= 0 && length <= src.length)) return CoreError.TooLong;
     if (isSilence(src, length)) {
       // Passes through unencrypted and uses no nonce (protocols.md 4.4).
@@ -164,8 +166,10 @@ export interface DaveFrameDecryptorOptions {
 /** Keys and replay state of one sender in one epoch (one ratchet). */
 class EpochKeys {
   private readonly keys = new Map<number, CoreAead>();
-  /** When each generation's first frame arrived (drives expiry of older generations). */
+  /** When each generation's first authenticated frame arrived (drives expiry of older ones). */
   private readonly firstSeen = new Map<number, number>();
+  /** The next time a key may have expired. */
+  private sweepAt = Number.POSITIVE_INFINITY;
   /** Newest nonce decrypted, extended past u32 wrap-around (a safe integer), or -1. */
   newest = -1;
   private readonly seen = new Uint32Array(REPLAY_WINDOW / 32);
@@ -210,36 +214,49 @@ class EpochKeys {
     else this.seen[bit >>> 5]! &= ~(1 << (bit & 31));
   }
 
-  /** The context for `generation`, deriving it when needed; expired generations are dropped. */
+  /**
+   * The context for `generation`, deriving it when needed. Older generations expire
+   * keyExpiryMs after the first authenticated frame of a newer one; the sweep that drops them
+   * runs only when one is due, so the per-frame path is one Map lookup.
+   */
   keyFor(generation: number, now: number): CoreAead | undefined {
-    // A generation expires keyExpiryMs after the first frame of any newer generation.
-    let newerSince = Number.POSITIVE_INFINITY;
-    for (const [g, at] of this.firstSeen) if (g > generation && at < newerSince) newerSince = at;
-    for (const [g, aead] of this.keys) {
-      if (this.expired(g, now)) {
-        aead.destroy();
-        this.keys.delete(g);
-        this.ratchet.deleteKey(g);
-      }
-    }
-    if (newerSince + this.keyExpiryMs <= now) return undefined;
+    if (now >= this.sweepAt) this.sweep(now);
     const cached = this.keys.get(generation);
     if (cached) return cached;
+    if (this.expiry(generation) <= now) return undefined;
     const key = this.ratchet.getKey(generation);
     if (!key) return undefined;
     const aead = new CoreAead(this.core, AeadAlgorithm.Aes128Gcm, key);
     this.keys.set(generation, aead);
+    this.sweepAt = Math.min(this.sweepAt, this.expiry(generation));
     return aead;
   }
 
   /** Records an authenticated frame of `generation` (forged frames must not expire keys). */
   confirm(generation: number, now: number): void {
-    if (!this.firstSeen.has(generation)) this.firstSeen.set(generation, now);
+    if (this.firstSeen.has(generation)) return;
+    this.firstSeen.set(generation, now);
+    for (const g of this.keys.keys()) if (g < generation) this.sweepAt = Math.min(this.sweepAt, now + this.keyExpiryMs);
   }
 
-  private expired(generation: number, now: number): boolean {
-    for (const [g, at] of this.firstSeen) if (g > generation && at + this.keyExpiryMs <= now) return true;
-    return false;
+  /** When `generation` stops being usable (Infinity while nothing newer has been seen). */
+  private expiry(generation: number): number {
+    let at = Number.POSITIVE_INFINITY;
+    for (const [g, seen] of this.firstSeen) if (g > generation) at = Math.min(at, seen + this.keyExpiryMs);
+    return at;
+  }
+
+  private sweep(now: number): void {
+    let next = Number.POSITIVE_INFINITY;
+    for (const [g, aead] of this.keys) {
+      const at = this.expiry(g);
+      if (at <= now) {
+        aead.destroy();
+        this.keys.delete(g);
+        this.ratchet.deleteKey(g);
+      } else next = Math.min(next, at);
+    }
+    this.sweepAt = next;
   }
 
   destroy(): void {
