@@ -209,6 +209,8 @@ export class TestCall {
   private readonly queue: Envelope[] = [];
   /** Every message the gateway sent, for assertions. */
   readonly sent: Envelope[] = [];
+  /** Whose commit won each epoch, in order. */
+  readonly committers: string[] = [];
   clock = 0;
 
   private constructor(readonly ds: DaveDeliveryService) {}
@@ -287,9 +289,12 @@ export class TestCall {
         case VoiceOpcode.DaveMlsKeyPackage:
           this.enqueue(this.ds.keyPackage(userId, r.binary!));
           break;
-        case VoiceOpcode.DaveMlsCommitWelcome:
-          this.enqueue(this.ds.commitWelcome(userId, r.binary!));
+        case VoiceOpcode.DaveMlsCommitWelcome: {
+          const out = this.ds.commitWelcome(userId, r.binary!);
+          if (out.length > 0) this.committers.push(userId);
+          this.enqueue(out);
           break;
+        }
         case VoiceOpcode.DaveTransitionReady:
           this.enqueue(this.ds.transitionReady(userId, d.transition_id));
           break;

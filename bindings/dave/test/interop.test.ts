@@ -95,6 +95,32 @@ describe('interop with @snazzah/davey', () => {
     expectAgreement(call, [ours1, davey1], 3);
   });
 
+  // Members 0 and 1 leave a group of four: the left half of the tree is blank, so the root is
+  // not on the committer's filtered direct path (RFC 9420 7.4; ts-mls got the commit secret
+  // wrong there until src/mlsCommit.ts).
+  for (const [name, third] of [
+    ['ours commits, davey processes', 'ours'],
+    ['davey commits, ours processes', 'davey'],
+  ] as const) {
+    it(`root off the filtered direct path: ${name}`, async () => {
+      const call = await TestCall.create(CALL);
+      const o1 = await OurClient.create(OURS_1, CALL, core);
+      const o2 = await OurClient.create(OURS_2, CALL, core);
+      const o3 = await OurClient.create('1100000000000000013', CALL, core);
+      const d1 = new DaveyClient(DAVEY_1, CALL);
+      const [leaf2, leaf3] = third === 'ours' ? [o3, d1] : [d1, o3];
+      for (const m of [o1, o2, leaf2, leaf3]) await call.join(m);
+      expectAgreement(call, [o1, o2, leaf2, leaf3], 3);
+      await call.leave(OURS_1);
+      expectAgreement(call, [o2, leaf2, leaf3], 4);
+      await call.leave(OURS_2);
+      expect(call.ds.inspect().leaves).toEqual([null, null, leaf2.userId, leaf3.userId]);
+      expectAgreement(call, [leaf2, leaf3], 5);
+      // The committer was leaf 2, the first to get the Remove.
+      expect(call.committers.at(-1)).toBe(leaf2.userId);
+    });
+  }
+
   it('davey creates the group and commits; our sessions join by its welcome and process its commits', async () => {
     const call = await TestCall.create(CALL);
     const davey1 = new DaveyClient(DAVEY_1, CALL);
