@@ -45,7 +45,7 @@ export { poly1305 } from './crypto/poly1305';
 export { aesEncryptBlock } from './crypto/aes';
 
 // ---- voice ----------------------------------------------------------------------------------
-export { rtpWriteHeader, rtpsizeHeaderLength, rtpParse, seqDelta, timestampDelta } from './voice/rtp';
+export { rtpWriteHeader, rtpWriteHeaderFull, rtpAddPadding, rtpsizeHeaderLength, rtpParse, seqDelta, timestampDelta } from './voice/rtp';
 export { transportSeal, transportOpen } from './voice/transport';
 export { daveEncrypt, daveDecrypt, daveParse, daveRangesAddress } from './voice/dave';
 export { sha256, hmacSha256, hkdfExpandSha256 } from './crypto/sha256';

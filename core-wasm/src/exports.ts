@@ -63,6 +63,11 @@ export interface CoreExports {
 
   // voice
   rtpWriteHeader(dst: number, cap: number, marker: number, payloadType: number, seq: number, timestamp: number, ssrc: number): number;
+  rtpWriteHeaderFull(
+    dst: number, cap: number, marker: number, payloadType: number, seq: number, timestamp: number, ssrc: number,
+    csrcs: number, csrcCount: number, extProfile: number, extWords: number,
+  ): number;
+  rtpAddPadding(pkt: number, len: number, cap: number, count: number): number;
   rtpsizeHeaderLength(pkt: number, len: number): number;
   rtpParse(pkt: number, len: number): number;
   seqDelta(a: number, b: number): number;

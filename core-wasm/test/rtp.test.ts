@@ -19,6 +19,33 @@ describe('RTP header', () => {
     expect(rtp.writeHeader(new Uint8Array(11), { sequence: 1, timestamp: 1, ssrc: 1 })).toBe(CoreError.NoRoom);
   });
 
+  it('builds headers with CSRCs, an extension preamble and padding, and parses them back', () => {
+    for (const owned of [false, true]) {
+      const packet = owned ? core.alloc(128).bytes : new Uint8Array(128);
+      const at = rtp.writeHeader(packet, {
+        sequence: 65535,
+        timestamp: 0xfffffff0,
+        ssrc: 0x01020304,
+        marker: true,
+        csrcs: [0xaabbccdd, 7],
+        extension: { profile: 0xbede, words: 2 },
+      });
+      expect(at).toBe(12 + 8 + 4);
+      expect(toHex(packet.subarray(0, at))).toBe('92f8fffffffffff001020304aabbccdd00000007bede0002');
+      packet.fill(0x11, at, at + 8); // extension body
+      packet.fill(0x22, at + 8, at + 18); // payload
+      const length = rtp.addPadding(packet, at + 18, 6);
+      expect(length).toBe(at + 24);
+      expect(packet[length - 1]).toBe(6);
+      const h = rtp.parse(packet, length) as RtpHeader;
+      expect(h).toMatchObject({ padding: true, extension: true, csrcCount: 2, marker: true, sequence: 65535, timestamp: 0xfffffff0, ssrc: 0x01020304, rtpsizeHeaderLength: 24, extensionProfile: 0xbede, extensionWords: 2 });
+    }
+    expect(rtp.writeHeader(new Uint8Array(64), { sequence: 1, timestamp: 1, ssrc: 1, csrcs: new Array(16).fill(1) })).toBe(CoreError.BadArgument);
+    expect(rtp.writeHeader(new Uint8Array(20), { sequence: 1, timestamp: 1, ssrc: 1, extension: { profile: 1, words: 2 } })).toBe(CoreError.NoRoom);
+    expect(rtp.addPadding(new Uint8Array(20), 12, 9)).toBe(CoreError.NoRoom);
+    expect(rtp.addPadding(new Uint8Array(20), 12, 0)).toBe(CoreError.BadArgument);
+  });
+
   it('writes in place in core memory', () => {
     const buf = core.alloc(64).bytes;
     expect(rtp.writeHeader(buf, { sequence: 1, timestamp: 2, ssrc: 3 })).toBe(12);

@@ -7,13 +7,50 @@ export const RTP_MIN_HEADER: i32 = 12;
 
 /** Writes a 12-byte header (V=2, no padding, extension or CSRC); returns 12, or NoRoom. */
 export function rtpWriteHeader(dst: usize, cap: i32, marker: i32, payloadType: i32, seq: i32, timestamp: u32, ssrc: u32): i32 {
-  if (cap < RTP_MIN_HEADER) return CoreError.NoRoom;
-  store<u8>(dst, 0x80);
+  return rtpWriteHeaderFull(dst, cap, marker, payloadType, seq, timestamp, ssrc, 0, 0, -1, 0);
+}
+
+/**
+ * Writes a header with `csrcCount` CSRCs (u32 values at `csrcs`) and, when extProfile >= 0, the
+ * extension preamble (profile, length in words); the extension body (extWords * 4 bytes) is
+ * left for the caller right after. Returns the offset of the extension body (or of the payload
+ * when there is none), or NoRoom / BadArgument.
+ */
+export function rtpWriteHeaderFull(
+  dst: usize, cap: i32, marker: i32, payloadType: i32, seq: i32, timestamp: u32, ssrc: u32,
+  csrcs: usize, csrcCount: i32, extProfile: i32, extWords: i32,
+): i32 {
+  if (csrcCount < 0 || csrcCount > 15 || extWords < 0 || extWords > 0xffff || extProfile > 0xffff) return CoreError.BadArgument;
+  const hasExt = extProfile >= 0;
+  const n = RTP_MIN_HEADER + (csrcCount << 2) + (hasExt ? 4 : 0);
+  if (cap < n + (hasExt ? extWords << 2 : 0)) return CoreError.NoRoom;
+  store<u8>(dst, <u8>(0x80 | (hasExt ? 0x10 : 0) | csrcCount));
   store<u8>(dst + 1, <u8>(((marker & 1) << 7) | (payloadType & 0x7f)));
   store<u16>(dst + 2, bswap<u16>(<u16>seq));
   store<u32>(dst + 4, bswap<u32>(timestamp));
   store<u32>(dst + 8, bswap<u32>(ssrc));
-  return RTP_MIN_HEADER;
+  for (let i = 0; i < csrcCount; i++) {
+    store<u32>(dst + 12 + (<usize>i << 2), bswap<u32>(load<u32>(csrcs + (<usize>i << 2))));
+  }
+  if (hasExt) {
+    const at = dst + <usize>(n - 4);
+    store<u16>(at, bswap<u16>(<u16>extProfile));
+    store<u16>(at + 2, bswap<u16>(<u16>extWords));
+  }
+  return n;
+}
+
+/**
+ * Appends `count` bytes of RTP padding (1..255; the last byte holds the count) to the packet
+ * pkt[0..len) and sets the P bit. Returns the new length, or NoRoom / BadArgument.
+ */
+export function rtpAddPadding(pkt: usize, len: i32, cap: i32, count: i32): i32 {
+  if (count < 1 || count > 255 || len < RTP_MIN_HEADER) return CoreError.BadArgument;
+  if (len + count > cap) return CoreError.NoRoom;
+  memory.fill(pkt + <usize>len, 0, <usize>(count - 1));
+  store<u8>(pkt + <usize>(len + count - 1), <u8>count);
+  store<u8>(pkt, load<u8>(pkt) | 0x20);
+  return len + count;
 }
 
 /**

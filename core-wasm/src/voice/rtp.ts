@@ -30,6 +30,10 @@ export interface RtpHeaderFields {
   ssrc: number;
   payloadType?: number;
   marker?: boolean;
+  /** Contributing sources (at most 15). */
+  csrcs?: readonly number[];
+  /** Header extension: profile (e.g. 0xBEDE) and body length in 32-bit words; the body is the caller's to write. */
+  extension?: { profile: number; words: number };
 }
 
 /**
@@ -39,21 +43,48 @@ export interface RtpHeaderFields {
 export class Rtp {
   constructor(readonly core: VoiceCore) {}
 
-  /** Writes a 12-byte header (V=2, no padding, extension or CSRC) at packet[0..12); returns 12 or NoRoom. */
+  /**
+   * Writes the header at packet[0..): 12 bytes, CSRCs, extension preamble. Returns the offset
+   * of the extension body (or of the payload when there is none), or a negative CoreError.
+   */
   writeHeader(packet: Uint8Array, fields: RtpHeaderFields): number {
     const { core } = this;
+    const csrcs = fields.csrcs ?? [];
+    const ext = fields.extension;
+    const size = 12 + 4 * csrcs.length + (ext ? 4 + ext.words * 4 : 0);
+    if (csrcs.length > 15) return CoreError.BadArgument;
     const owned = core.owns(packet);
-    const at = owned ? packet.byteOffset : core.scratchAddress(12);
-    const result = core.exports.rtpWriteHeader(
+    // Work in scratch unless the packet is in core memory; the CSRC list goes to scratch too.
+    const at = owned ? packet.byteOffset : core.scratchAddress(size + 64);
+    const list = owned ? core.scratchAddress(64) : at + size;
+    const view = core.view;
+    csrcs.forEach((c, i) => view.setUint32(list + 4 * i, c >>> 0, true));
+    const result = core.exports.rtpWriteHeaderFull(
       at,
-      owned ? packet.length : Math.min(packet.length, 12),
+      owned ? packet.length : Math.min(packet.length, size),
       fields.marker ? 1 : 0,
       fields.payloadType ?? RTP_OPUS_PAYLOAD_TYPE,
       fields.sequence & 0xffff,
       fields.timestamp >>> 0,
       fields.ssrc >>> 0,
+      list,
+      csrcs.length,
+      ext ? ext.profile : -1,
+      ext ? ext.words : 0,
     );
-    if (result > 0 && !owned) packet.set(core.bytes.subarray(at, at + 12));
+    if (result > 0 && !owned) packet.set(core.bytes.subarray(at, at + result));
+    return result;
+  }
+
+  /** Appends `count` padding bytes to packet[0, length) and sets P; returns the new length or a CoreError. */
+  addPadding(packet: Uint8Array, length: number, count: number): number {
+    const { core } = this;
+    if (core.owns(packet)) return core.exports.rtpAddPadding(packet.byteOffset, length, packet.length, count);
+    if (length + count > packet.length) return CoreError.NoRoom;
+    const at = core.scratchAddress(length + count);
+    core.bytes.set(packet.subarray(0, length), at);
+    const result = core.exports.rtpAddPadding(at, length, length + count, count);
+    if (result > 0) packet.set(core.bytes.subarray(at, at + result));
     return result;
   }
 
