@@ -300,6 +300,21 @@ describe('Resampler 44.1 kHz -> 48 kHz', () => {
     rs.destroy();
   });
 
+  it('also downsamples (48 kHz -> 44.1 kHz) with exact lengths and unity gain', () => {
+    const rs = new Resampler(core, { inputRate: 48000, outputRate: 44100 });
+    const out: number[] = [];
+    const input = sine(960 * 12, 1000, 48000, 0.5);
+    for (let f = 0; f < 12; f++) {
+      const y = rs.process(input.subarray(f * 960, (f + 1) * 960));
+      expect(y.length).toBe(882);
+      out.push(...y);
+    }
+    const { amplitude, errorDb } = toneError(Float32Array.from(out).subarray(882), 1000, 44100);
+    expect(amplitude).toBeCloseTo(0.5, 2);
+    expect(errorDb).toBeLessThan(-60);
+    rs.destroy();
+  });
+
   it('handles odd block sizes with exact total length and in-place input', () => {
     const rs = new Resampler(core, { maxInput: 1000 });
     let inTotal = 0, outTotal = 0;
