@@ -130,6 +130,9 @@ export class DaveSession {
     if ((options.protocolVersion ?? DAVE_PROTOCOL_VERSION) !== DAVE_PROTOCOL_VERSION) {
       throw new RangeError(`unsupported DAVE protocol version ${options.protocolVersion}`);
     }
+    if (!globalThis.crypto?.subtle) {
+      throw new Error('DAVE needs WebCrypto (crypto.subtle): in browsers, a secure context (https or localhost)');
+    }
     const cs = await daveCiphersuite();
     const core = options.core ?? (await VoiceCore.create({ poolBytes: 256 << 10 }));
     const clientConfig: ClientConfig = {
