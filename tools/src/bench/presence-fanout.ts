@@ -58,7 +58,7 @@ async function measureOurs(): Promise<{ receipts: number[]; lastReceipts: number
       return { token: t.access_token as string, id: me.id as string };
     };
     const host = await guest();
-    const friends = [];
+    const friends: { token: string; id: string }[] = [];
     for (let i = 0; i < FRIENDS; i++) friends.push(await guest());
     // Setup writes the friendships straight into the store (the request/accept routes are
     // measured by the tests, not here); both rows of each pair, as accepting a request writes them.
