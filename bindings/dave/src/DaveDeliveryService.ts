@@ -96,10 +96,10 @@ const EXTERNAL_SENDER_IDENTITY = new Uint8Array(8);
  * commit per epoch, welcomes, transitions. It keeps the MLS group context the gateway needs
  * (group id, epoch, suite 2) and each member's leaf index and signature key, never a secret.
  *
- * Every method takes bytes or ids and returns what to send; nothing here does I/O.
- * Input that breaks the protocol (garbage, a key package for someone else, a bad signature)
- * throws DaveProtocolError and changes nothing; commits that merely lost a race or are stale
- * return [] (see `lastRejection`).
+ * Every method takes bytes or ids and returns what to send; nothing here does I/O, and nothing
+ * throws on what a client sent. Input that breaks the protocol (garbage, a key package for
+ * someone else, a bad signature) returns [] and sets `lastError`; commits that merely lost a
+ * race or are stale return [] and set `lastRejection`. Either way nothing changes.
  */
 export class DaveDeliveryService {
   readonly groupId: Uint8Array;
@@ -115,8 +115,14 @@ export class DaveDeliveryService {
   private proposals: InFlightProposal[] = [];
   private readonly transitions = new Map<number, Transition>();
   private lastTransitionId = 0;
-  /** Why the last commit was dropped, if it was. */
+  /** Why the last commit was dropped, if it was (races and stale epochs: nobody's fault). */
   lastRejection: CommitRejection | undefined;
+  /**
+   * What was wrong with the last key package or commit, if it broke the protocol (garbage, a
+   * credential naming someone else, a bad signature, an unknown user). Nothing changed; the
+   * gateway may close that connection (4020).
+   */
+  lastError: DaveProtocolError | undefined;
 
   private constructor(
     readonly callId: string,
@@ -185,17 +191,25 @@ export class DaveDeliveryService {
 
   /** A user passed Identify (and was announced with op 11). */
   memberConnected(userId: string): void {
-    snowflakeBytes(userId);
+    if (!/^\d{1,20}$/.test(userId) || BigInt(userId) >= 2n ** 64n) return;
     if (!this.participants.has(userId)) this.participants.set(userId, {});
   }
 
-  /** op 26: validates the key package and proposes adding its owner. */
+  /**
+   * op 26: validates the key package and proposes adding its owner. The output starts with op
+   * 25 for the sender, so it holds the external sender before any proposal reaches it whatever
+   * the order of op 25 and op 4 was (@discordjs/voice drops binary messages before op 4).
+   */
   keyPackage(userId: string, body: Uint8Array): DaveOutput {
+    return this.guard(() => this.acceptKeyPackage(userId, body));
+  }
+
+  private acceptKeyPackage(userId: string, body: Uint8Array): DaveOutput {
     const participant = this.participants.get(userId);
     if (!participant) throw new DaveProtocolError(`user ${userId} is not connected`);
     const keyPackage = validateKeyPackage(body, userId);
     if (this.proposals.some((p) => p.kind === 'add' && bytesEqual(p.keyPackage!.ref, keyPackage.ref))) return [];
-    const out: DaveOutput = [];
+    const out: DaveOutput = [{ to: [userId], op: VoiceOpcode.DaveMlsExternalSender, binary: this.externalSenderPayload() }];
     // A member sending a key package has reset (op 31 or its own recovery): remove the stale leaf.
     if (this.established && this.leafIndexOf(userId) >= 0 && !this.hasRemoveFor(userId)) {
       out.push(...this.proposeRemove(userId));
@@ -212,7 +226,10 @@ export class DaveDeliveryService {
    * as op 29 to the members and op 30 to each joiner; anything else returns [].
    */
   commitWelcome(userId: string, body: Uint8Array): DaveOutput {
-    this.lastRejection = undefined;
+    return this.guard(() => this.acceptCommit(userId, body));
+  }
+
+  private acceptCommit(userId: string, body: Uint8Array): DaveOutput {
     if (!this.participants.has(userId)) throw new DaveProtocolError(`user ${userId} is not connected`);
     const parsed = parseCommitWelcome(body);
     if (!bytesEqual(parsed.groupId, this.groupId)) throw new DaveProtocolError('commit is for another group');
@@ -377,6 +394,19 @@ export class DaveDeliveryService {
   }
 
   // -------------------------------------------------------------------------------------------
+
+  /** Runs one input; a protocol violation becomes `lastError` and no output, never a throw. */
+  private guard(run: () => DaveOutput): DaveOutput {
+    this.lastError = undefined;
+    this.lastRejection = undefined;
+    try {
+      return run();
+    } catch (e) {
+      if (!(e instanceof DaveProtocolError)) throw e;
+      this.lastError = e;
+      return [];
+    }
+  }
 
   private reject(reason: CommitRejection): DaveOutput {
     this.lastRejection = reason;

@@ -128,7 +128,12 @@ export class DaveyClient implements TestClient {
     return this.session.ready ? this.session.voicePrivacyCode : undefined;
   }
 
+  /** Binary messages dropped because they came before op 4, as @discordjs/voice drops them. */
+  readonly droppedEarly: number[] = [];
+  private started = false;
+
   async start(): Promise<Reply[]> {
+    this.started = true;
     return [{ op: VoiceOpcode.DaveMlsKeyPackage, binary: new Uint8Array(this.session.getSerializedKeyPackage()) }];
   }
 
@@ -141,6 +146,10 @@ export class DaveyClient implements TestClient {
     const s = this.session;
     const d = payload.json as { transition_id: number; protocol_version: number; epoch: number; user_ids: string[]; user_id: string };
     const bin = payload.binary ? Buffer.from(payload.binary) : Buffer.alloc(0);
+    if (payload.binary && !this.started) {
+      this.droppedEarly.push(op);
+      return [];
+    }
     try {
       switch (op) {
         case VoiceOpcode.ClientsConnect:
@@ -222,7 +231,11 @@ export class TestCall {
     return call;
   }
 
-  /** Identify -> op 11 both ways -> op 4 (the client's key package) and op 25. */
+  /**
+   * Identify -> op 11 both ways and op 25 (where the voice gateway sends it today), then op 4
+   * (the client's key package). A davey client drops that early op 25 as @discordjs/voice does;
+   * the delivery service sends op 25 again ahead of the proposals for a key package's sender.
+   */
   async join(client: TestClient): Promise<void> {
     this.connect(client);
     await this.pump();

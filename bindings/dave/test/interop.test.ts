@@ -86,6 +86,8 @@ describe('interop with @snazzah/davey', () => {
 
     await call.join(ours1);
     await call.join(davey1);
+    // davey dropped the op 25 sent before op 4 and got the one sent with its proposals.
+    expect(davey1.droppedEarly).toEqual([25]);
     expectAgreement(call, [ours1, davey1], 1);
 
     await call.join(ours2);

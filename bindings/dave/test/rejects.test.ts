@@ -39,6 +39,13 @@ async function establishedPair(): Promise<{ call: TestCall; a: OurClient; b: Our
   return { call, a, b };
 }
 
+/** The delivery service answered nothing and recorded a protocol error matching `pattern`. */
+function expectRefused(call: TestCall, out: unknown[], pattern: RegExp = /./): void {
+  expect(out).toEqual([]);
+  expect(call.ds.lastError).toBeInstanceOf(DaveProtocolError);
+  expect(call.ds.lastError!.message).toMatch(pattern);
+}
+
 function garbage(length: number, seed: number): Uint8Array {
   const out = new Uint8Array(length);
   let x = seed;
@@ -58,33 +65,33 @@ describe('key packages the delivery service refuses', () => {
     const c = await DaveSession.create({ userId: C, callId: CALL, core });
 
     // D's key package presented on C's connection.
-    expect(() => call.ds.keyPackage(C, d.keyPackage())).toThrow(DaveProtocolError);
-    expect(() => call.ds.keyPackage(C, d.keyPackage())).toThrow(/names user 1100000000000000034/);
+    expectRefused(call, call.ds.keyPackage(C, d.keyPackage()));
+    expectRefused(call, call.ds.keyPackage(C, d.keyPackage()), /names user 1100000000000000034/);
     // From someone who never connected.
-    expect(() => call.ds.keyPackage(D, d.keyPackage())).toThrow(/not connected/);
+    expectRefused(call, call.ds.keyPackage(D, d.keyPackage()), /not connected/);
     // A flipped byte in the signature, or anywhere in the signed part.
     const kp = c.keyPackage();
     for (const at of [kp.length - 5, 60, 120]) {
       const bad = kp.slice();
       bad[at]! ^= 0x01;
-      expect(() => call.ds.keyPackage(C, bad), `flip at ${at}`).toThrow(DaveProtocolError);
+      expectRefused(call, call.ds.keyPackage(C, bad));
     }
     // Truncated, extended, empty, random.
-    expect(() => call.ds.keyPackage(C, kp.subarray(0, kp.length - 1))).toThrow(DaveProtocolError);
-    expect(() => call.ds.keyPackage(C, Uint8Array.of(...kp, 0))).toThrow(DaveProtocolError);
-    expect(() => call.ds.keyPackage(C, new Uint8Array(0))).toThrow(DaveProtocolError);
+    expectRefused(call, call.ds.keyPackage(C, kp.subarray(0, kp.length - 1)));
+    expectRefused(call, call.ds.keyPackage(C, Uint8Array.of(...kp, 0)));
+    expectRefused(call, call.ds.keyPackage(C, new Uint8Array(0)));
     for (let seed = 1; seed <= 20; seed++) {
-      expect(() => call.ds.keyPackage(C, garbage(50 + seed * 13, seed))).toThrow(DaveProtocolError);
+      expectRefused(call, call.ds.keyPackage(C, garbage(50 + seed * 13, seed)));
     }
 
     // Signed and well-formed, but not DAVE's lifetime, or not suite 2.
     const credential: Credential = { credentialType: 'basic', identity: snowflakeBytes(C) };
     const p256 = await getCiphersuiteImpl(getCiphersuiteFromName('MLS_128_DHKEMP256_AES128GCM_SHA256_P256'));
     const shortLived = await generateKeyPackage(credential, defaultCapabilities(), defaultLifetime, [], p256);
-    expect(() => call.ds.keyPackage(C, encodeKeyPackage(shortLived.publicPackage))).toThrow(/lifetime/);
+    expectRefused(call, call.ds.keyPackage(C, encodeKeyPackage(shortLived.publicPackage)), /lifetime/);
     const x25519 = await getCiphersuiteImpl(getCiphersuiteFromName('MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519'));
     const otherSuite = await generateKeyPackage(credential, defaultCapabilities(), defaultLifetime, [], x25519);
-    expect(() => call.ds.keyPackage(C, encodeKeyPackage(otherSuite.publicPackage))).toThrow(/ciphersuite/);
+    expectRefused(call, call.ds.keyPackage(C, encodeKeyPackage(otherSuite.publicPackage)), /ciphersuite/);
 
     expect(call.ds.inspect()).toEqual(before);
 
@@ -97,8 +104,11 @@ describe('key packages the delivery service refuses', () => {
 
     // A good key package is then accepted and proposed to A and B.
     const out = call.ds.keyPackage(C, kp);
-    expect(out).toHaveLength(1);
-    expect(out[0]).toMatchObject({ to: [A, B], op: VoiceOpcode.DaveMlsProposals });
+    expect(call.ds.lastError).toBeUndefined();
+    expect(out.map((m) => [m.op, m.to])).toEqual([
+      [VoiceOpcode.DaveMlsExternalSender, [C]],
+      [VoiceOpcode.DaveMlsProposals, [A, B]],
+    ]);
   });
 });
 
@@ -128,10 +138,10 @@ describe('commits the delivery service refuses', () => {
     expect(call.ds.inspect()).toEqual(before);
 
     // Garbage, a truncated commit, a commit with its welcome cut short: protocol errors.
-    expect(() => call.ds.commitWelcome(A, garbage(300, 7))).toThrow(DaveProtocolError);
-    expect(() => call.ds.commitWelcome(A, new Uint8Array(0))).toThrow(DaveProtocolError);
-    expect(() => call.ds.commitWelcome(A, onlyC.binary!.subarray(0, 100))).toThrow(DaveProtocolError);
-    expect(() => call.ds.commitWelcome(A, onlyC.binary!.subarray(0, onlyC.binary!.length - 3))).toThrow(DaveProtocolError);
+    expectRefused(call, call.ds.commitWelcome(A, garbage(300, 7)));
+    expectRefused(call, call.ds.commitWelcome(A, new Uint8Array(0)));
+    expectRefused(call, call.ds.commitWelcome(A, onlyC.binary!.subarray(0, 100)));
+    expectRefused(call, call.ds.commitWelcome(A, onlyC.binary!.subarray(0, onlyC.binary!.length - 3)));
     expect(call.ds.inspect()).toEqual(before);
 
     // B has seen both: a complete commit. Sent on A's connection it is refused (B's leaf)...
