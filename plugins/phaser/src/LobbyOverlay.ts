@@ -1,8 +1,10 @@
 import { el } from './dom.ts';
+import { FriendsPanel } from './FriendsPanel.ts';
+import { InviteToasts } from './InviteToasts.ts';
 import { LobbyChatPanel } from './LobbyChatPanel.ts';
 import { LobbyMemberList } from './LobbyMemberList.ts';
 import { releaseStyles, retainStyles } from './styles.ts';
-import type { PluginClient, ShowLobbyOptions } from './types.ts';
+import type { FriendsClient, PluginClient, ShowFriendsOptions, ShowLobbyOptions } from './types.ts';
 
 /**
  * The DOM layer laid over a game's canvas that holds the lobby panels. Engine-agnostic: the
@@ -14,6 +16,8 @@ export class LobbyOverlay {
   readonly #client: PluginClient;
   #chat: LobbyChatPanel | undefined;
   #members: LobbyMemberList | undefined;
+  #friends: FriendsPanel | undefined;
+  #toasts: InviteToasts | undefined;
   #destroyed = false;
 
   constructor(client: PluginClient, parent: HTMLElement) {
@@ -46,6 +50,29 @@ export class LobbyOverlay {
     }
   }
 
+  get friends(): FriendsPanel | undefined {
+    return this.#friends;
+  }
+
+  get toasts(): InviteToasts | undefined {
+    return this.#toasts;
+  }
+
+  /** Shows the friends panel and the invite toasts (either may be `false`), replacing any shown. */
+  showFriends(client: FriendsClient, options: ShowFriendsOptions = {}): void {
+    if (this.#destroyed) throw new Error('LobbyOverlay: showFriends after destroy');
+    this.hideFriends();
+    if (options.panel !== false) this.#friends = new FriendsPanel(client, this.element, options.panel ?? {});
+    if (options.toasts !== false) this.#toasts = new InviteToasts(client, this.element, options.toasts ?? {});
+  }
+
+  hideFriends(): void {
+    this.#friends?.destroy();
+    this.#toasts?.destroy();
+    this.#friends = undefined;
+    this.#toasts = undefined;
+  }
+
   /** Removes the panels and their client listeners; the overlay stays. */
   hideLobby(): void {
     this.#chat?.destroy();
@@ -59,6 +86,7 @@ export class LobbyOverlay {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.hideLobby();
+    this.hideFriends();
     const doc = this.element.ownerDocument;
     this.element.remove();
     releaseStyles(doc);

@@ -2,7 +2,9 @@ import * as Phaser from 'phaser';
 import { LobbyOverlay } from './LobbyOverlay.ts';
 import type { LobbyChatPanel } from './LobbyChatPanel.ts';
 import type { LobbyMemberList } from './LobbyMemberList.ts';
-import type { AttachOptions, PluginClient, ShowLobbyOptions } from './types.ts';
+import type { FriendsPanel } from './FriendsPanel.ts';
+import type { InviteToasts } from './InviteToasts.ts';
+import type { AttachOptions, FriendsClient, PluginClient, ShowFriendsOptions, ShowLobbyOptions } from './types.ts';
 
 /**
  * Scene plugin that puts Social Layer lobby panels (chat, members) over a Phaser scene.
@@ -67,13 +69,45 @@ export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
   showLobby(lobbyId: string, options: ShowLobbyOptions = {}): this {
     const client = this.#client;
     if (!client) throw new Error('SocialLayerPlugin: call attach(client) before showLobby()');
+    this.#ensureOverlay().showLobby(lobbyId, options);
+    return this;
+  }
+
+  #ensureOverlay(): LobbyOverlay {
     if (!this.#overlay) {
       const canvas = this.game?.canvas ?? this.scene?.sys.game.canvas;
       const parent = canvas?.parentElement;
       if (!parent) throw new Error('SocialLayerPlugin: the game canvas is not in the page yet');
-      this.#overlay = new LobbyOverlay(client, parent);
+      this.#overlay = new LobbyOverlay(this.#client!, parent);
     }
-    this.#overlay.showLobby(lobbyId, options);
+    return this.#overlay;
+  }
+
+  /** The friends panel while shown (showFriends). */
+  get friends(): FriendsPanel | undefined {
+    return this.#overlay?.friends;
+  }
+
+  /** The invite toasts while shown (showFriends). */
+  get toasts(): InviteToasts | undefined {
+    return this.#overlay?.toasts;
+  }
+
+  /**
+   * Shows the friends panel (presence, Invite buttons, requests) and invite toasts over the
+   * canvas. The attached client must have the social calls (`FriendsClient`); a real Client does.
+   * `toasts.onJoin(secret)` is where the game joins the party it was invited to.
+   */
+  showFriends(options: ShowFriendsOptions = {}): this {
+    const client = this.#client as (PluginClient & Partial<FriendsClient>) | undefined;
+    if (!client) throw new Error('SocialLayerPlugin: call attach(client) before showFriends()');
+    if (typeof client.getRelationshipsByGroup !== 'function') throw new Error('SocialLayerPlugin: the attached client has no social API');
+    this.#ensureOverlay().showFriends(client as FriendsClient, options);
+    return this;
+  }
+
+  hideFriends(): this {
+    this.#overlay?.hideFriends();
     return this;
   }
 

@@ -8,9 +8,15 @@ export { SocialLayerPlugin } from './SocialLayerPlugin.ts';
 export { LobbyOverlay } from './LobbyOverlay.ts';
 export { LobbyChatPanel } from './LobbyChatPanel.ts';
 export { LobbyMemberList } from './LobbyMemberList.ts';
+export { FriendsPanel } from './FriendsPanel.ts';
+export { InviteToasts } from './InviteToasts.ts';
 export type {
   AttachOptions,
   ChatPanelOptions,
+  FriendsClient,
+  FriendsPanelOptions,
+  InviteToastOptions,
+  ShowFriendsOptions,
   MemberListOptions,
   PanelAnchor,
   PluginClient,

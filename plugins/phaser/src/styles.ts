@@ -62,6 +62,50 @@ const CSS = `
 .sl-member-name { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .sl-member:not(.sl-connected) .sl-member-name { color: var(--sl-muted); }
 .sl-member-you { font-size: 11px; color: var(--sl-muted); }
+.sl-anchor-top-center { top: 12px; left: 50%; transform: translateX(-50%); }
+.sl-friends { width: 250px; max-height: calc(52% - 24px); }
+.sl-friends-list { flex: 1; overflow-y: auto; padding: 4px 0; }
+.sl-friends-group-title {
+  margin: 6px 12px 2px; font-size: 11px; font-weight: 600; letter-spacing: 0.05em; text-transform: uppercase; color: var(--sl-muted);
+}
+.sl-friends-rows { margin: 0; padding: 0; list-style: none; }
+.sl-friends-empty { margin: 8px 12px; color: var(--sl-muted); font-style: italic; }
+.sl-friend { display: flex; align-items: center; gap: 8px; padding: 4px 12px; }
+.sl-friend-status { width: 9px; height: 9px; border-radius: 50%; flex: none; background: var(--sl-offline); }
+.sl-status-online { background: var(--sl-online); box-shadow: 0 0 6px var(--sl-online); }
+.sl-status-idle { background: #f5b83d; }
+.sl-status-dnd { background: #f2545b; }
+.sl-friend-text { flex: 1; min-width: 0; display: flex; flex-direction: column; }
+.sl-friend-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.sl-friend[data-status="offline"] .sl-friend-name { color: var(--sl-muted); }
+.sl-friend-activity { font-size: 11px; color: var(--sl-muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.sl-friend button, .sl-friends-add-button, .sl-toast button {
+  padding: 3px 9px; border: 0; border-radius: 6px; background: var(--sl-accent); color: #0d1020;
+  font: inherit; font-size: 12px; font-weight: 600; cursor: pointer; flex: none;
+}
+.sl-friend button:disabled, .sl-toast button:disabled { opacity: 0.5; cursor: default; }
+.sl-friend-decline, .sl-toast-dismiss { background: rgba(255, 255, 255, 0.12) !important; color: var(--sl-fg) !important; }
+.sl-friends-status { padding: 0 12px 4px; font-size: 12px; color: var(--sl-muted); }
+.sl-friends-status:empty { display: none; }
+.sl-friends-status.sl-error { color: var(--sl-error); }
+.sl-friends-add { display: flex; gap: 6px; padding: 8px; border-top: 1px solid rgba(255, 255, 255, 0.06); }
+.sl-friends-input {
+  flex: 1; min-width: 0; padding: 5px 8px; border-radius: 6px; border: 1px solid rgba(255, 255, 255, 0.12);
+  background: rgba(255, 255, 255, 0.06); color: var(--sl-fg); font: inherit; font-size: 12px; outline: none;
+}
+.sl-toasts { position: absolute; display: flex; flex-direction: column; gap: 8px; width: min(340px, calc(100% - 24px)); pointer-events: none; }
+.sl-toast {
+  pointer-events: auto; overflow: hidden; border-radius: var(--sl-radius); background: var(--sl-bg);
+  border: 1px solid var(--sl-accent); box-shadow: 0 8px 28px rgba(0, 0, 0, 0.45); animation: sl-toast-in 180ms ease-out;
+}
+.sl-toast[data-valid="false"] { opacity: 0.6; border-color: rgba(255, 255, 255, 0.15); }
+.sl-toast-cover { height: 64px; background-size: cover; background-position: center; }
+.sl-toast-title { padding: 10px 12px 2px; font-weight: 600; }
+.sl-toast-content { padding: 0 12px; color: var(--sl-muted); }
+.sl-toast-actions { display: flex; gap: 6px; justify-content: flex-end; padding: 8px 12px 10px; }
+.sl-toast-error { padding: 0 12px 8px; font-size: 12px; color: var(--sl-error); }
+.sl-toast-error:empty { display: none; }
+@keyframes sl-toast-in { from { transform: translateY(-8px); opacity: 0; } to { transform: none; opacity: 1; } }
 `;
 
 const ATTRIBUTE = 'data-social-layer-phaser';

@@ -1,4 +1,4 @@
-import type { Client } from '@social-layer/client';
+import type { ActivityInvite, Client } from '@social-layer/client';
 
 /**
  * The slice of the Client API the plugin uses. Naming it keeps the plugin honest about having
@@ -45,4 +45,48 @@ export interface AttachOptions {
    * `queueEvents: true`, so social events land inside the game loop. Default false.
    */
   pumpCallbacks?: boolean;
+}
+
+/**
+ * The slice of the Client the friends panel and invite toasts use (social features, issue 6).
+ * A client attached to the plugin must have these for `showFriends`.
+ */
+export type FriendsClient = Pick<
+  Client,
+  | 'on'
+  | 'getUser'
+  | 'getRelationships'
+  | 'getRelationshipsByGroup'
+  | 'sendActivityInvite'
+  | 'acceptActivityInvite'
+  | 'sendActivityJoinRequestReply'
+  | 'sendDiscordFriendRequest'
+  | 'acceptDiscordFriendRequest'
+  | 'rejectDiscordFriendRequest'
+>;
+
+export interface FriendsPanelOptions {
+  /** Panel heading. Default 'Friends'. */
+  title?: string;
+  /** Default 'top-left'. */
+  anchor?: PanelAnchor;
+}
+
+export interface InviteToastOptions {
+  /**
+   * Called with the join secret when the player accepts an invite: the game joins the party
+   * (createOrJoinLobby(secret), a scene change...). Without it, Accept only fetches the secret.
+   */
+  onJoin?: (joinSecret: string, invite: ActivityInvite) => void | Promise<void>;
+  /** A toast goes away after this long. Default 30000 ms. */
+  timeoutMs?: number;
+  /** Default 'top-center'. */
+  anchor?: PanelAnchor | 'top-center';
+}
+
+export interface ShowFriendsOptions {
+  /** Friends panel options, or false for none. */
+  panel?: FriendsPanelOptions | false;
+  /** Invite toast options, or false for none. */
+  toasts?: InviteToastOptions | false;
 }

@@ -94,6 +94,64 @@ class FakeClient {
     this.emit('messageCreated', id);
     return id;
   }
+
+  // ---- the social slice (friends panel and invite toasts) ----
+  readonly friends = new Map<string, { name: string; status: number; group: number; relationship: number; state?: string }>();
+  readonly invitesSent: string[] = [];
+  readonly accepted: string[] = [];
+  #friendUser(id: string) {
+    const f = this.friends.get(id);
+    const name = f?.name ?? `user ${id}`;
+    return {
+      id,
+      username: name,
+      globalName: name,
+      displayName: name,
+      isProvisional: true,
+      status: () => f?.status ?? 1,
+      gameActivity: () =>
+        f?.state
+          ? { name: () => 'Test Game', state: () => f.state, details: () => undefined, party: () => ({ currentSize: () => 2, maxSize: () => 4 }) }
+          : undefined,
+    };
+  }
+  #relationship(id: string) {
+    return {
+      id,
+      discordRelationshipType: () => this.friends.get(id)?.relationship ?? 0,
+      gameRelationshipType: () => 0,
+      isSpamRequest: () => false,
+      user: () => this.#friendUser(id),
+    };
+  }
+  getUser(id: string) {
+    return this.#friendUser(id);
+  }
+  getRelationships() {
+    return [...this.friends.keys()].map((id) => this.#relationship(id));
+  }
+  getRelationshipsByGroup(group: number) {
+    return [...this.friends.entries()].filter(([, f]) => f.relationship === 1 && f.group === group).map(([id]) => this.#relationship(id));
+  }
+  async sendActivityInvite(userId: string): Promise<void> {
+    this.invitesSent.push(userId);
+  }
+  async acceptActivityInvite(invite: { messageId(): string }): Promise<string> {
+    this.accepted.push(invite.messageId());
+    return `secret-of-${invite.messageId()}`;
+  }
+  async sendActivityJoinRequestReply(): Promise<void> {}
+  async sendDiscordFriendRequest(): Promise<void> {}
+  async acceptDiscordFriendRequest(userId: string): Promise<void> {
+    const f = this.friends.get(userId);
+    if (f) f.relationship = 1;
+    this.emit('relationshipCreated', userId);
+  }
+  async rejectDiscordFriendRequest(): Promise<void> {}
+  /** Emits with any arguments (invites are objects, not IDs). */
+  emitAny(event: string, ...args: unknown[]): void {
+    for (const listener of this.listeners.get(event) ?? []) (listener as (...a: unknown[]) => void)(...args);
+  }
 }
 
 class TestScene extends Phaser.Scene {
@@ -103,6 +161,7 @@ class TestScene extends Phaser.Scene {
   create(data: { pump?: boolean }): void {
     this.socialLayer.attach(harness.client as unknown as PluginClient, { pumpCallbacks: data.pump ?? false });
     this.socialLayer.showLobby('42');
+    this.socialLayer.showFriends({ toasts: { onJoin: (secret) => void harness.joined.push(secret) } });
   }
 }
 
@@ -113,6 +172,7 @@ client.members.set('2', { id: '2', name: 'Grace', connected: false });
 const harness = {
   client,
   game: undefined as Phaser.Game | undefined,
+  joined: [] as string[],
   booted: undefined as Promise<void> | undefined,
   scene(): TestScene {
     return harness.game?.scene.getScene('test') as TestScene;

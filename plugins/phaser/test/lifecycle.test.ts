@@ -111,6 +111,43 @@ describe('SocialLayerPlugin in a Phaser game', () => {
     await page.screenshot({ path: join(resultsDir, 'phaser-plugin-panels.png') });
   });
 
+  it('shows friends by group with presence, invites through the client, and accepts invites from a toast', async () => {
+    await page.evaluate(() => {
+      const { client } = (window as any).harness;
+      client.friends.set('10', { name: 'Mia', status: 0, group: 0, relationship: 1, state: 'In a match' });
+      client.friends.set('11', { name: 'Noor', status: 1, group: 2, relationship: 1 });
+      client.friends.set('12', { name: 'Ola', status: 0, group: 1, relationship: 3 });
+      client.emit('relationshipGroupsUpdated', '10');
+    });
+    const row = (id: string) => page.locator(`.sl-friends .sl-friend[data-user-id="${id}"]`);
+    expect(await row('10').getAttribute('data-group')).toBe('0');
+    expect(await row('10').getAttribute('data-status')).toBe('online');
+    expect(await row('10').locator('.sl-friend-activity').textContent()).toBe('In a match · 2/4');
+    expect(await row('11').getAttribute('data-status')).toBe('offline');
+    expect(await page.locator('.sl-friends-group-title').allTextContents()).toEqual(['Requests — 1', 'Playing — 1', 'Offline — 1']);
+    expect(await page.locator('.sl-friends-count').textContent()).toBe('1/2');
+
+    await row('10').locator('.sl-friend-invite').click();
+    await expect.poll(() => page.evaluate(() => (window as any).harness.client.invitesSent)).toEqual(['10']);
+    await page.locator('.sl-friend-request[data-user-id="12"] .sl-friend-accept').click();
+    await expect.poll(() => row('12').getAttribute('data-group')).toBe('1');
+
+    await page.evaluate(() => {
+      const { client } = (window as any).harness;
+      client.emitAny('activityInviteCreated', {
+        messageId: () => '900', senderId: () => '10', type: () => 1, isValid: () => true, content: () => 'gg',
+        url: () => 'https://example.com/game/?invite=900', coverImage: () => undefined,
+      });
+    });
+    const toast = page.locator('.sl-toast[data-invite-id="900"]');
+    expect(await toast.locator('.sl-toast-title').textContent()).toBe('Mia invites you to play');
+    expect(await toast.getAttribute('data-invite-url')).toBe('https://example.com/game/?invite=900');
+    await page.screenshot({ path: join(resultsDir, 'phaser-plugin-friends.png') });
+    await toast.locator('.sl-toast-accept').click();
+    await expect.poll(() => page.evaluate(() => (window as any).harness.joined)).toEqual(['secret-of-900']);
+    expect(await page.locator('.sl-toast').count()).toBe(0);
+  });
+
   it('frees every client listener and its DOM on shutdown, and attaches again on restart', async () => {
     expect(await listenerCount()).toBeGreaterThan(0);
     await page.evaluate(() => (window as any).harness.scene().scene.stop());

@@ -2,7 +2,9 @@ import * as Phaser from 'phaser';
 import type { ClientEvents } from '@social-layer/client';
 import { Avatar } from './Avatar.ts';
 import { clampToWorld, decodeAvatarState, encodeAvatarState, savePosition, WORLD, type AvatarState } from './avatarState.ts';
+import { lobbyUrl } from './deepLink.ts';
 import { LatestOnly } from './LatestOnly.ts';
+import { keepPresenceInStep } from './richPresence.ts';
 import type { LobbySession } from './session.ts';
 
 const HISTORY_LIMIT = 50;
@@ -43,6 +45,9 @@ export class LobbyScene extends Phaser.Scene {
     this.socialLayer.attach(client).showLobby(lobbyId, {
       members: { memberColor: (memberId) => this.#stateOf(memberId)?.color },
     });
+    // Friends with presence and Invite buttons; an accepted invite takes the player to that lobby.
+    this.socialLayer.showFriends({ toasts: { onJoin: (secret) => location.assign(lobbyUrl(secret)) } });
+    this.#unsubscribe.push(keepPresenceInStep(this.#session));
     client
       .getLobbyMessagesWithLimit(lobbyId, HISTORY_LIMIT)
       .then((messages) => this.socialLayer.chat?.showMessages(messages))

@@ -79,6 +79,9 @@ function setUpHeader({ client }: LobbySession): void {
   const form = document.getElementById('name-form') as HTMLFormElement;
   const input = document.getElementById('name-input') as HTMLInputElement;
   const invite = document.getElementById('invite') as HTMLButtonElement;
+  const you = document.getElementById('you') as HTMLElement;
+  you.textContent = `@${client.getCurrentUserV2()?.username ?? ''}`;
+  you.hidden = false;
   input.value = client.getCurrentUserV2()?.displayName ?? '';
   form.hidden = false;
   invite.hidden = false;

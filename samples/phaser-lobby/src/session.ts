@@ -1,7 +1,7 @@
 import { AuthenticationExternalAuthType, AuthorizationTokenType, Client } from '@social-layer/client';
 import { encodeAvatarState, loadPosition, randomSpawn, type AvatarState } from './avatarState.ts';
 import { getOrCreateColor, getOrCreateDeviceId, getOrCreateDisplayName } from './identity.ts';
-import { getOrCreateLobbySecret } from './lobbySecret.ts';
+import { launchUrl, lobbySecretFromUrl } from './deepLink.ts';
 
 /** What the server tells the page (`/games/config.json`). */
 export interface SampleConfig {
@@ -54,7 +54,9 @@ export async function joinLobby(config: SampleConfig, onStep: (text: string) => 
   }
 
   onStep('Joining the lobby…');
-  const secret = getOrCreateLobbySecret();
+  // Invites sent from here link back to this page (the web meaning of RegisterLaunchCommand).
+  client.registerLaunchCommand(config.applicationId, launchUrl());
+  const secret = await lobbySecretFromUrl(client);
   const avatar: AvatarState = { ...(loadPosition(secret) ?? randomSpawn()), color: getOrCreateColor() };
   const lobbyId = await client.createOrJoinLobbyWithMetadata(secret, {}, encodeAvatarState(avatar));
   const userId = client.getCurrentUserV2()?.id;

@@ -218,4 +218,74 @@ describe('phaser-lobby sample in Chromium', () => {
 
     expect(pageErrors).toEqual([]);
   }, 240_000);
+
+  it('friends panel with presence, an invite accepted from the toast, and an invite opened by its deep link', async () => {
+    const base = `${server.url}/games/phaser-lobby/`;
+    const host = await openPlayer('Host', base);
+    const hostInfo = await waitReady(host.page);
+    const friend = await openPlayer('Friend', base);
+    const friendInfo = await waitReady(friend.page);
+    const linked = await openPlayer('Linked', base);
+    const linkedInfo = await waitReady(linked.page);
+    expect(new Set([hostInfo.lobbyId, friendInfo.lobbyId, linkedInfo.lobbyId]).size).toBe(3);
+    const username = (page: Page) => page.evaluate(() => window.__socialLayerSample.client!.getCurrentUserV2()!.username);
+    const friendRow = (page: Page, userId: string) => page.locator(`.sl-friends .sl-friend[data-user-id="${userId}"]`);
+
+    // The friend adds the host by username in the panel; the host accepts in the panel.
+    expect(await host.page.locator('#you').textContent()).toBe(`@${await username(host.page)}`);
+    await friend.page.locator('.sl-friends-input').fill(await username(host.page));
+    await friend.page.locator('.sl-friends-input').press('Enter');
+    const request = host.page.locator(`.sl-friend-request[data-user-id="${friendInfo.userId}"][data-direction="incoming"]`);
+    await request.waitFor({ timeout: 20_000 });
+    await request.locator('.sl-friend-accept').click();
+
+    // Each sees the other playing this game, with the other's rich presence.
+    for (const [page, other] of [
+      [host.page, friendInfo],
+      [friend.page, hostInfo],
+    ] as const) {
+      const row = friendRow(page, other.userId);
+      await expect.poll(() => row.getAttribute('data-group'), { timeout: 20_000 }).toBe('0');
+      expect(await row.getAttribute('data-status')).toBe('online');
+      await expect.poll(() => row.locator('.sl-friend-activity').textContent(), { timeout: 20_000 }).toContain('In the lobby');
+      expect(await row.locator('.sl-friend-name').textContent()).toBe(other.displayName);
+    }
+    await host.page.screenshot({ path: join(resultsDir, 'phaser-lobby-friends-panel.png') });
+
+    // The host invites the friend; the toast shows; Accept takes the friend into the host's lobby.
+    await friendRow(host.page, friendInfo.userId).locator('.sl-friend-invite').click();
+    const toast = friend.page.locator(`.sl-toast[data-sender-id="${hostInfo.userId}"]`);
+    await toast.waitFor({ timeout: 20_000 });
+    expect(await toast.locator('.sl-toast-title').textContent()).toBe(`${hostInfo.displayName} invites you to play`);
+    await friend.page.screenshot({ path: join(resultsDir, 'phaser-lobby-invite-toast.png') });
+    await toast.locator('.sl-toast-accept').click();
+    await friend.page.waitForURL((url) => url.searchParams.get('lobby') === hostInfo.secret, { timeout: 20_000 });
+    const joined = await waitReady(friend.page);
+    expect(joined.lobbyId).toBe(hostInfo.lobbyId);
+    expect(joined.userId).toBe(friendInfo.userId);
+    await expect.poll(() => memberRow(host.page, friendInfo.userId).getAttribute('data-connected'), { timeout: 20_000 }).toBe('true');
+    // The host's party grew: friends see 2 of 8.
+    await expect.poll(() => friendRow(friend.page, hostInfo.userId).locator('.sl-friend-activity').textContent(), { timeout: 20_000 }).toContain('2/8');
+
+    // Deep link: the third player gets an invite and opens its link in a new tab instead.
+    await linked.page.evaluate((hostId) => window.__socialLayerSample.client!.sendDiscordFriendRequestById(hostId), hostInfo.userId);
+    await host.page.locator(`.sl-friend-request[data-user-id="${linkedInfo.userId}"] .sl-friend-accept`).click({ timeout: 20_000 });
+    await friendRow(host.page, linkedInfo.userId).locator('.sl-friend-invite').click({ timeout: 20_000 });
+    const linkedToast = linked.page.locator(`.sl-toast[data-sender-id="${hostInfo.userId}"]`);
+    await linkedToast.waitFor({ timeout: 20_000 });
+    const link = await linkedToast.getAttribute('data-invite-url');
+    expect(link).toMatch(new RegExp(`^${base.replace(/[.?]/g, '\\$&')}\\?invite=\\d+$`));
+    const tab = await linked.context.newPage();
+    tab.on('pageerror', (error) => pageErrors.push(`Linked tab: ${error.message}`));
+    await tab.goto(link!);
+    const viaLink = await waitReady(tab);
+    expect(viaLink.userId).toBe(linkedInfo.userId);
+    expect(viaLink.lobbyId).toBe(hostInfo.lobbyId);
+    expect(new URL(tab.url()).searchParams.get('lobby')).toBe(hostInfo.secret);
+    await expect.poll(() => memberRow(host.page, linkedInfo.userId).getAttribute('data-connected'), { timeout: 20_000 }).toBe('true');
+    await tab.screenshot({ path: join(resultsDir, 'phaser-lobby-deep-link.png') });
+    await host.page.screenshot({ path: join(resultsDir, 'phaser-lobby-host-after-invites.png') });
+
+    expect(pageErrors).toEqual([]);
+  }, 240_000);
 });
