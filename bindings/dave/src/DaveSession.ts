@@ -109,6 +109,7 @@ export class DaveSession {
   private readonly recognized = new Set<string>();
   private readonly pendingTransitions = new Map<number, number>();
   private baseSecrets = new Map<string, Uint8Array>();
+  private ratchets = new Map<string, KeyRatchet>();
   private lastTransitionIdValue: number | undefined;
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -207,13 +208,20 @@ export class DaveSession {
   }
 
   /**
-   * A fresh hash ratchet over `userId`'s base secret of the current epoch, for a
-   * DaveFrameDecryptor (remote senders) or the DaveFrameEncryptor (ourselves); undefined when
-   * there is no group or the user is not in it.
+   * The hash ratchet over `userId`'s base secret of the current epoch, for a DaveFrameDecryptor
+   * (remote senders) or the DaveFrameEncryptor (ourselves); undefined when there is no group or
+   * the user is not in it. The same object for the whole epoch, so a caller can tell a new
+   * epoch by identity (and never restart an encryptor's nonces under the same key).
    */
   senderKeyRatchet(userId: string): KeyRatchet | undefined {
-    const base = this.baseSecrets.get(userId);
-    return base ? new HashRatchet(this.core, base) : undefined;
+    let ratchet = this.ratchets.get(userId);
+    if (!ratchet) {
+      const base = this.baseSecrets.get(userId);
+      if (!base) return undefined;
+      ratchet = new HashRatchet(this.core, base);
+      this.ratchets.set(userId, ratchet);
+    }
+    return ratchet;
   }
 
   /** op 25 */
@@ -291,6 +299,7 @@ export class DaveSession {
         // We were removed; wait (in a fresh local group) to be welcomed again.
         this.group = undefined;
         this.baseSecrets = new Map();
+        this.ratchets = new Map();
         this.proposalState = undefined;
         this.pendingCommit = undefined;
         await this.newKeyPackage();
@@ -407,6 +416,7 @@ export class DaveSession {
     this.proposalState = undefined;
     this.pendingCommit = undefined;
     this.baseSecrets = new Map();
+    this.ratchets = new Map();
     this.pendingTransitions.clear();
     await this.newKeyPackage();
     await this.createPendingGroup();
@@ -500,6 +510,7 @@ export class DaveSession {
     // Our key package is spent (it became our leaf, or it was welcomed).
     this.ownKeyPackage = undefined;
     this.baseSecrets = secrets;
+    this.ratchets = new Map();
     if (transitionId === 0) {
       this.pendingTransitions.set(0, this.protocolVersionValue);
       return result({ keysChanged: true, ...this.execute(0) });

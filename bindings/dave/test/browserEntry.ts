@@ -1,6 +1,6 @@
 // Bundled by browser.test.ts and run in headless Chromium: a delivery service and three client
 // sessions form a group, one leaves, and media frames go through core-wasm's frame cipher.
-import { CoreError, DaveFrameDecryptor, DaveFrameEncryptor, VoiceCore } from '@social-layer/core-wasm';
+import { CoreError, DaveFrameDecryptor, DaveFrameEncryptor, HashRatchet, VoiceCore } from '@social-layer/core-wasm';
 import { VoiceOpcode } from '@social-layer/protocol';
 import { DaveDeliveryService, DaveSession, type DaveOutput, type DaveSessionResult } from '../src/index.ts';
 
@@ -66,9 +66,9 @@ async function run(): Promise<unknown> {
     return out.slice(0, n);
   };
   const decrypt = (s: DaveSession, packet: Uint8Array) => {
-    const ratchet = s.senderKeyRatchet(a.userId);
-    if (!ratchet) return CoreError.NoKey;
-    const dec = new DaveFrameDecryptor(core, ratchet);
+    const base = s.senderBaseSecret(a.userId);
+    if (!base) return CoreError.NoKey;
+    const dec = new DaveFrameDecryptor(core, new HashRatchet(core, base));
     const out = new Uint8Array(packet.length);
     const n = dec.decrypt(packet, packet.length, out);
     dec.destroy();

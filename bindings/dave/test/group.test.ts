@@ -1,7 +1,7 @@
 // Members join and leave a call through the DaveDeliveryService exactly as the voice gateway
 // drives it; every member must derive the same per-sender media keys each epoch.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CoreError, DaveFrameDecryptor, DaveFrameEncryptor, VoiceCore } from '@social-layer/core-wasm';
+import { CoreError, DaveFrameDecryptor, DaveFrameEncryptor, HashRatchet, VoiceCore } from '@social-layer/core-wasm';
 import { VoiceOpcode } from '@social-layer/protocol';
 import { OurClient, TestCall } from './harness.ts';
 
@@ -38,9 +38,11 @@ function encryptFrom(client: OurClient, frame: Uint8Array): Uint8Array {
 }
 
 function decryptAt(client: OurClient, sender: string, packet: Uint8Array): number {
-  const ratchet = client.session.senderKeyRatchet(sender);
-  if (!ratchet) return CoreError.NoKey;
-  const dec = new DaveFrameDecryptor(core, ratchet);
+  // A fresh ratchet over the base secret: senderKeyRatchet() hands one object per epoch to the
+  // one decryptor a pipeline keeps per sender, and destroying a decryptor spends its keys.
+  const base = client.session.senderBaseSecret(sender);
+  if (!base) return CoreError.NoKey;
+  const dec = new DaveFrameDecryptor(core, new HashRatchet(core, base));
   const out = new Uint8Array(packet.length);
   const n = dec.decrypt(packet, packet.length, out);
   dec.destroy();
@@ -83,6 +85,9 @@ describe('DAVE group through the delivery service', () => {
     }
     expectSameKeys([a, b, c], [A, B, C]);
     const epoch2 = toHex(a.session.senderBaseSecret(A));
+    // One ratchet object per sender per epoch: a pipeline tells epochs apart by identity.
+    const ratchetA2 = a.session.senderKeyRatchet(A);
+    expect(a.session.senderKeyRatchet(A)).toBe(ratchetA2);
 
     // A frame from A decrypts for B and C with the ratchet each derived independently.
     const frame = new TextEncoder().encode('opus frame from A, epoch 2');
@@ -99,6 +104,7 @@ describe('DAVE group through the delivery service', () => {
     }
     expectSameKeys([a, c], [A, C]);
     expect(toHex(a.session.senderBaseSecret(A))).not.toBe(epoch2);
+    expect(a.session.senderKeyRatchet(A)).not.toBe(ratchetA2);
     expect(a.session.senderBaseSecret(B)).toBeUndefined();
 
     // B, gone, cannot read what A sends in epoch 3: its newest keys are epoch 2's.

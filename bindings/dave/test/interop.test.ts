@@ -3,7 +3,7 @@
 // proposals, commits and welcomes both ways, and media frames both ways.
 import { beforeAll, describe, expect, it } from 'vitest';
 import davey from '@snazzah/davey';
-import { DaveFrameDecryptor, DaveFrameEncryptor, VoiceCore } from '@social-layer/core-wasm';
+import { DaveFrameDecryptor, DaveFrameEncryptor, HashRatchet, VoiceCore } from '@social-layer/core-wasm';
 import { validateKeyPackage } from '../src/index.ts';
 import { DaveyClient, OurClient, TestCall, type TestClient } from './harness.ts';
 
@@ -41,9 +41,9 @@ function expectFramesFlow(members: TestClient[]): void {
       if (to instanceof DaveyClient) {
         plain = new Uint8Array(to.session.decrypt(from.userId, MEDIA_AUDIO, Buffer.from(packet)));
       } else {
-        const ratchet = (to as OurClient).session.senderKeyRatchet(from.userId);
-        expect(ratchet, `${to.userId} has keys for ${from.userId}`).toBeDefined();
-        const dec = new DaveFrameDecryptor(core, ratchet!);
+        const base = (to as OurClient).session.senderBaseSecret(from.userId);
+        expect(base, `${to.userId} has keys for ${from.userId}`).toBeDefined();
+        const dec = new DaveFrameDecryptor(core, new HashRatchet(core, base!));
         const out = new Uint8Array(packet.length);
         const n = dec.decrypt(packet, packet.length, out);
         dec.destroy();
