@@ -221,6 +221,18 @@ describe.each(databaseConfigs())('social on $name', ({ config }) => {
       await friend.gw!.next((f) => f.t === 'PRESENCE_UPDATE' && f.d.user.id === a.userId && f.d.status === 'offline');
     });
 
+    it('applies the presence sent with Identify', async () => {
+      const a = await player('Ida', false);
+      const friend = await player('Fin');
+      await befriend(a, friend);
+      const gw = await RawGateway.open(t.server);
+      sockets.push(gw);
+      gw.send({ op: 2, d: { token: a.token, properties: { os: 'linux', browser: 'test', device: 'test' }, presence: { status: 'idle', since: null, afk: false, activities: [{ type: 2, state: 'From identify' }] } } });
+      await gw.next((f) => f.t === 'READY');
+      const p = await friend.gw!.next((f) => f.t === 'PRESENCE_UPDATE' && f.d.user.id === a.userId && f.d.activities[0]?.state === 'From identify');
+      expect(p.d).toMatchObject({ status: 'idle', activities: [{ type: 2, name: 'Test Game' }] });
+    });
+
     it('refuses bad activities with field errors, and nobody hears of them', async () => {
       const a = await player('Bad');
       const friend = await player('Fan');
@@ -305,6 +317,12 @@ describe.each(databaseConfigs())('social on $name', ({ config }) => {
       await t.req('PUT', '/users/@me/activities', { token: host.token, body: { party: { id: 'party-h', size: [1, 2] }, secrets: { join: 'lobby-secret-h' }, assets: { invite_cover_image: 'own-cover' } } });
       const second = await t.req('POST', `/users/${guest.userId}/activity-invites`, { token: host.token, body: {} });
       expect(second.body.cover_image).toBe('own-cover');
+
+      // Six hours on, an invite is no longer valid even while the host still plays.
+      await t.server.store.database.db.updateTable('activity_invites').set({ created_at: Date.now() - 6 * 3600_000 - 1000 }).where('id', '=', second.body.id).execute();
+      expect((await t.req('GET', `/users/@me/activity-invites/${second.body.id}`, { token: guest.token })).body.is_valid).toBe(false);
+      expect((await t.req('POST', `/users/@me/activity-invites/${second.body.id}/accept`, { token: guest.token })).body.code).toBe(80021);
+      expect((await t.req('GET', '/users/@me/activity-invites', { token: guest.token })).body.map((i: any) => i.id)).toEqual([sent.body.id]);
 
       // The host leaves the party: the invites turn invalid and accepting fails.
       await t.req('DELETE', '/users/@me/activities', { token: host.token });
