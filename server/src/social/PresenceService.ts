@@ -140,8 +140,9 @@ export class PresenceService {
   /** The user's presence as sessions of `applicationId` see it (its family's activities only). */
   async viewFor(userId: string, applicationId: string, family?: readonly string[]): Promise<PresenceWire> {
     const apps = this.connectedApps.get(userId);
-    const chosen = await this.chosenStatus(userId);
-    const status: PresenceStatus = !apps || apps.size === 0 || chosen === 'invisible' ? 'offline' : chosen;
+    // Nobody connected is offline whatever they chose: no need to read their setting.
+    const chosen = apps && apps.size > 0 ? await this.chosenStatus(userId) : 'invisible';
+    const status: PresenceStatus = chosen === 'invisible' ? 'offline' : chosen;
     const activities: ActivityWire[] = [];
     if (status !== 'offline') {
       const visible = family ?? (await this.store.socialSettings.family(applicationId));
@@ -238,6 +239,7 @@ export class PresenceService {
     return { name: app.name, type: 0, application_id: app.id, parent_application_id: app.parentId };
   }
 
+  /** Name and parent per application, read once: both change rarely, and only labels depend on them. */
   private async app(applicationId: string): Promise<AppInfo> {
     let info = this.apps.get(applicationId);
     if (!info) {
