@@ -31,6 +31,11 @@ export type DaveOutput = DaveOutputMessage[];
 export interface DaveDeliveryServiceOptions {
   /** How long a transition waits for op 23 from everyone before op 22 goes out anyway (default 2000 ms). */
   transitionTimeoutMs?: number;
+  /**
+   * Watchdog: when proposals wait this long (default 10 s) without a valid commit, the group is
+   * re-created (op 24 epoch 1 to everyone) instead of stalling.
+   */
+  stallTimeoutMs?: number;
   /** Clock for transition deadlines (default Date.now); `tick(nowMs)` compares against it. */
   now?: () => number;
 }
@@ -80,6 +85,8 @@ interface InFlightProposal {
   leafIndex?: number;
   /** Who was sent the proposal (so a revoke reaches the same people). */
   recipients: Set<string>;
+  /** When it was first sent to anyone (the watchdog's clock). */
+  sentAt?: number;
 }
 
 interface Transition {
@@ -106,6 +113,7 @@ export class DaveDeliveryService {
   private readonly signer: SignatureKeyPair;
   private readonly externalSender: Uint8Array;
   private readonly timeoutMs: number;
+  private readonly stallTimeoutMs: number;
   private readonly now: () => number;
 
   private readonly participants = new Map<string, Participant>();
@@ -123,6 +131,8 @@ export class DaveDeliveryService {
    * gateway may close that connection (4020).
    */
   lastError: DaveProtocolError | undefined;
+  /** How often the watchdog re-created a group whose proposals nobody committed. */
+  stalls = 0;
 
   private constructor(
     readonly callId: string,
@@ -132,6 +142,7 @@ export class DaveDeliveryService {
     this.signer = generateSignatureKeyPair();
     this.externalSender = encodeExternalSender(this.signer.publicKey, EXTERNAL_SENDER_IDENTITY);
     this.timeoutMs = options.transitionTimeoutMs ?? 2000;
+    this.stallTimeoutMs = options.stallTimeoutMs ?? 10_000;
     this.now = options.now ?? (() => Date.now());
   }
 
@@ -384,12 +395,17 @@ export class DaveDeliveryService {
     return out;
   }
 
-  /** Executes transitions whose ~2 s wait for op 23 ran out. Call it every few hundred ms. */
+  /**
+   * Executes transitions whose ~2 s wait for op 23 ran out, and re-creates the group when
+   * proposals went uncommitted for `stallTimeoutMs`. Call it every few hundred ms.
+   */
   tick(nowMs: number): DaveOutput {
     const out: DaveOutput = [];
     for (const transition of [...this.transitions.values()]) {
       if (transition.deadline <= nowMs) out.push(...this.execute(transition.id));
     }
+    const waiting = this.proposals.filter((p) => p.sentAt !== undefined).map((p) => p.sentAt!);
+    if (waiting.length > 0 && nowMs - Math.min(...waiting) >= this.stallTimeoutMs) out.push(...this.recreateGroup());
     return out;
   }
 
@@ -457,12 +473,18 @@ export class DaveDeliveryService {
     const out: DaveOutput = [];
     const to = this.proposalAudience(userId);
     for (const id of to) proposal.recipients.add(id);
-    if (to.length > 0) out.push({ to, op: VoiceOpcode.DaveMlsProposals, binary: encodeProposalsAppend([proposal.message]) });
+    if (to.length > 0) {
+      proposal.sentAt ??= this.now();
+      out.push({ to, op: VoiceOpcode.DaveMlsProposals, binary: encodeProposalsAppend([proposal.message]) });
+    }
     if (!this.established) {
       // Group creation: the newcomer gets the Adds already in flight for the others.
       const others = this.proposals.filter((p) => p !== proposal && p.userId !== userId);
       if (others.length > 0) {
-        for (const p of others) p.recipients.add(userId);
+        for (const p of others) {
+          p.recipients.add(userId);
+          p.sentAt ??= this.now();
+        }
         out.push({ to: [userId], op: VoiceOpcode.DaveMlsProposals, binary: encodeProposalsAppend(others.map((p) => p.message)) });
       }
     }
@@ -474,6 +496,7 @@ export class DaveDeliveryService {
     const to = this.proposalAudience(userId);
     const proposal = this.record('remove', userId, removeProposalBody(leafIndex), { leafIndex });
     for (const id of to) proposal.recipients.add(id);
+    if (to.length > 0) proposal.sentAt = this.now();
     return to.length > 0 ? [{ to, op: VoiceOpcode.DaveMlsProposals, binary: encodeProposalsAppend([proposal.message]) }] : [];
   }
 
@@ -500,6 +523,21 @@ export class DaveDeliveryService {
       { to: [userId], op: VoiceOpcode.DavePrepareEpoch, json: { protocol_version: DAVE_PROTOCOL_VERSION, epoch: 1 } },
       { to: [userId], op: VoiceOpcode.DavePrepareTransition, json: { protocol_version: DAVE_PROTOCOL_VERSION, transition_id: 0 } },
     ];
+  }
+
+  /** The watchdog's way out: everyone starts a new group with a new key package. */
+  private recreateGroup(): DaveOutput {
+    this.stalls++;
+    this.established = false;
+    this.epochValue = 0n;
+    this.leaves = [];
+    this.proposals = [];
+    this.transitions.clear();
+    for (const participant of this.participants.values()) participant.keyPackage = undefined;
+    const to = [...this.participants.keys()];
+    return to.length > 0
+      ? [{ to, op: VoiceOpcode.DavePrepareEpoch, json: { protocol_version: DAVE_PROTOCOL_VERSION, epoch: 1 } }]
+      : [];
   }
 
   /** Every member left: the users still waiting with key packages create a new group among themselves. */

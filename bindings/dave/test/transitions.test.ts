@@ -1,6 +1,6 @@
 // Transitions and recovery: op 22 after everyone's op 23 or after the ~2 s timeout, op 31
-// (remove and re-add), a pending member leaving before its Add is committed (revoke), and the
-// sole-member reset.
+// (remove and re-add), a pending member leaving before its Add is committed (revoke), the
+// sole-member reset, and the watchdog for proposals nobody commits.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { VoiceCore } from '@social-layer/core-wasm';
 import { VoiceOpcode } from '@social-layer/protocol';
@@ -132,6 +132,32 @@ describe('transitions', () => {
     expect(call.ds.members().sort()).toEqual([A, C].sort());
     expect(a.errors).toEqual([]);
     expect(c.privacyCode).toBe(a.privacyCode);
+  });
+
+  it('re-creates the group when nobody commits the proposals (watchdog)', async () => {
+    const call = await TestCall.create(CALL);
+    const a = await OurClient.create(A, CALL, core);
+    const b = await OurClient.create(B, CALL, core);
+    for (const x of [a, b]) x.drop.add(VoiceOpcode.DaveMlsCommitWelcome);
+    await call.join(a);
+    await call.join(b);
+    expect(call.ds.isEstablished).toBe(false);
+    expect(call.ds.inspect().proposals).toHaveLength(2);
+    await call.advance(9_999);
+    expect(call.ds.stalls).toBe(0);
+    // The commits come through from now on; the watchdog makes everyone start over.
+    for (const x of [a, b]) x.drop.clear();
+    await call.advance(1);
+    expect(call.ds.stalls).toBe(1);
+    expect(sentOps(call, VoiceOpcode.DavePrepareEpoch)).toEqual([
+      [A, { protocol_version: 1, epoch: 1 }],
+      [B, { protocol_version: 1, epoch: 1 }],
+    ]);
+    expect(call.ds.epoch).toBe(1);
+    expect(a.errors).toEqual([]);
+    expect(b.errors).toEqual([]);
+    expect(a.privacyCode).toBe(b.privacyCode);
+    expect(a.privacyCode).toMatch(/^\d{30}$/);
   });
 
   it('everyone leaving at once leaves nothing behind', async () => {
