@@ -22,6 +22,7 @@ import {
   type TokenResponse,
   type User,
 } from '@social-layer/protocol';
+import type { VoiceServerUpdate, VoiceState } from '@social-layer/protocol';
 import { ClientResultError } from './ClientResultError.ts';
 import { ClientState } from './ClientState.ts';
 import { EventHub } from './EventHub.ts';
@@ -41,6 +42,11 @@ import type { Activity } from './Activity.ts';
 import type { ActivityInvite } from './ActivityInvite.ts';
 import type { RelationshipHandle } from './RelationshipHandle.ts';
 import { Social } from './social/Social.ts';
+import type { AudioDevice } from './voice/audio/AudioEngine.ts';
+import type { Call } from './voice/Call.ts';
+import type { CallInfoHandle } from './voice/CallInfoHandle.ts';
+import type { UserAudioCapturedCallback, UserAudioReceivedCallback } from './voice/MediaPipeline.ts';
+import { VoiceManager } from './voice/VoiceManager.ts';
 import type { UserMessageSummary } from './UserMessageSummary.ts';
 import {
   checkDisplayName,
@@ -102,6 +108,8 @@ export class Client {
   private readonly leftLobbies = new Set<string>();
   /** Relationships, presence, invites and direct messages (src/social/). */
   private readonly social: Social;
+  /** Calls, voice states, audio devices and volumes (src/voice/). */
+  private readonly voice: VoiceManager;
 
   constructor(private readonly options: ClientOptions = {}) {
     const apiBase = (options.apiBase ?? defaultApiBase()).replace(/\/+$/, '');
@@ -120,6 +128,19 @@ export class Client {
       requireSession: (operation) => this.requireSession(operation),
       rememberUser: (user, announce) => this.rememberUser(user, announce),
     });
+    this.voice = new VoiceManager(
+      {
+        selfId: () => this.state.selfId,
+        sendGateway: (op, d) => this.session.send(op, d),
+        participantChanged: (lobbyId, userId, added) => this.events.emit('voiceParticipantChanged', lobbyId, userId, added),
+        logger: this.logger,
+        queueEvents: options.queueEvents === true,
+        apiBase,
+        webSocket: options.webSocket,
+      },
+      options.voice,
+    );
+    this.state.voiceStates = this.voice.states;
     this.session = new GatewaySession(
       {
         token: () => this.http.token,
@@ -169,6 +190,7 @@ export class Client {
   /** With `queueEvents`, delivers the events held since the last call. Call once a frame. */
   runCallbacks(): void {
     this.events.runCallbacks();
+    this.voice.runCallbacks();
   }
 
   addLogCallback(callback: LogCallback, minSeverity: LoggingSeverity): void {
@@ -331,6 +353,8 @@ export class Client {
   /** Disconnects, drops every listener, and turns existing handles into empty views. */
   async destroy(): Promise<void> {
     if (this.state.destroyed) return;
+    await this.voice.endCalls();
+    this.voice.destroy();
     await this.session.disconnect();
     this.state.destroyed = true;
     this.events.clear();
@@ -574,6 +598,106 @@ export class Client {
     this.setCallback('messageDeleted', callback);
   }
 
+  // ---- voice (issue 4): thin delegations to src/voice/VoiceManager.ts ---------------------
+
+  /** Joins the call of a lobby we are in; undefined when already in it (as the native SDK). */
+  startCall(lobbyId: string): Call | undefined {
+    checkSnowflake(lobbyId, 'lobbyId');
+    this.requireSession('startCall');
+    return this.voice.startCall(lobbyId);
+  }
+
+  /**
+   * startCall with PCM hooks (48 kHz Int16; Node bots and tests, or custom audio routing):
+   * `onReceived(userId, samples, samplesPerChannel, sampleRate, channels, out)` gets each 20 ms
+   * of a participant (change it in place; `out.shouldMute = true` or returning true keeps the
+   * SDK from playing it), `onCaptured` each 20 ms of local input. Feed input in Node with
+   * `call.pushCapturedAudio(samples)`.
+   */
+  startCallWithAudioCallbacks(lobbyId: string, onReceived: UserAudioReceivedCallback | null, onCaptured: UserAudioCapturedCallback | null): Call | undefined {
+    checkSnowflake(lobbyId, 'lobbyId');
+    this.requireSession('startCallWithAudioCallbacks');
+    return this.voice.startCall(lobbyId, { onReceived: onReceived ?? undefined, onCaptured: onCaptured ?? undefined });
+  }
+
+  /** Leaves the call; resolves once it is Disconnected (the Call becomes invalid). */
+  endCall(lobbyId: string): Promise<void> {
+    return this.voice.endCall(lobbyId);
+  }
+
+  endCalls(): Promise<void> {
+    return this.voice.endCalls();
+  }
+
+  getCall(lobbyId: string): Call | undefined {
+    return this.voice.getCall(lobbyId);
+  }
+
+  getCalls(): Call[] {
+    return this.voice.getCalls();
+  }
+
+  /** The call of a lobby we are in, whether or not we joined it; undefined when nobody is in it. */
+  getCallInfoHandle(lobbyId: string): CallInfoHandle | undefined {
+    return this.voice.getCallInfoHandle(lobbyId);
+  }
+
+  /** `(lobbyId, memberId, added)` when anyone joins or leaves a lobby's call, joined or not. */
+  setVoiceParticipantChangedCallback(callback: ClientEvents['voiceParticipantChanged'] | null): void {
+    this.setCallback('voiceParticipantChanged', callback);
+  }
+
+  getInputDevices(): Promise<AudioDevice[]> {
+    return this.voice.getInputDevices();
+  }
+  getOutputDevices(): Promise<AudioDevice[]> {
+    return this.voice.getOutputDevices();
+  }
+  getCurrentInputDevice(): Promise<AudioDevice> {
+    return this.voice.getCurrentInputDevice();
+  }
+  getCurrentOutputDevice(): Promise<AudioDevice> {
+    return this.voice.getCurrentOutputDevice();
+  }
+  setInputDevice(deviceId: string): Promise<void> {
+    return this.voice.setInputDevice(deviceId);
+  }
+  setOutputDevice(deviceId: string): Promise<void> {
+    return this.voice.setOutputDevice(deviceId);
+  }
+  setDeviceChangeCallback(callback: ((inputDevices: AudioDevice[], outputDevices: AudioDevice[]) => void) | null): void {
+    this.voice.setDeviceChangeCallback(callback);
+  }
+  static getDefaultAudioDeviceId(): string {
+    return 'default';
+  }
+  /** 0-100. */
+  setInputVolume(volume: number): void {
+    this.voice.setInputVolume(volume);
+  }
+  getInputVolume(): number {
+    return this.voice.getInputVolume();
+  }
+  /** 0-200. */
+  setOutputVolume(volume: number): void {
+    this.voice.setOutputVolume(volume);
+  }
+  getOutputVolume(): number {
+    return this.voice.getOutputVolume();
+  }
+  setSelfMuteAll(mute: boolean): void {
+    this.voice.setSelfMuteAll(mute);
+  }
+  getSelfMuteAll(): boolean {
+    return this.voice.getSelfMuteAll();
+  }
+  setSelfDeafAll(deaf: boolean): void {
+    this.voice.setSelfDeafAll(deaf);
+  }
+  getSelfDeafAll(): boolean {
+    return this.voice.getSelfDeafAll();
+  }
+
   // ---- internals --------------------------------------------------------------------------
 
   private ensureAlive(): void {
@@ -604,6 +728,7 @@ export class Client {
       this.state.lobbies?.reset();
       this.state.additionalNames.clear();
       this.social.reset();
+      this.voice.onDisconnected();
     }
     this.events.emit('statusChanged', status, error, detail);
     if (status === ClientStatus.Ready && this.heldLobbyEvents) {
@@ -642,6 +767,12 @@ export class Client {
         return;
       case DispatchEvent.LobbyMessageCreate:
         this.onLobbyMessage(data as LobbyMessage);
+        return;
+      case DispatchEvent.VoiceStateUpdate:
+        this.voice.onVoiceStateUpdate(data as VoiceState);
+        return;
+      case DispatchEvent.VoiceServerUpdate:
+        this.voice.onVoiceServerUpdate(data as VoiceServerUpdate);
         return;
       default:
         if (this.social.onDispatch(event, data)) return;
@@ -690,6 +821,7 @@ export class Client {
     if (!lobbies || !lobbies.has(lobbyId)) return;
     lobbies.removeLobby(lobbyId);
     this.state.forgetLobby(lobbyId);
+    this.voice.onLobbyGone(lobbyId);
     this.flushLobbyEvents();
   }
 
@@ -721,6 +853,7 @@ export class Client {
   }
 
   private rememberLobbyExtras(lobby: Lobby): void {
+    this.voice.onLobby(lobby);
     for (const member of lobby.members ?? []) this.rememberMemberExtras(lobby.id, member);
   }
 

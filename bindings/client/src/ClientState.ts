@@ -1,6 +1,7 @@
 import type { LobbyState } from '@social-layer/core-wasm';
 import type { User } from '@social-layer/protocol';
 import { MessageCache } from './MessageCache.ts';
+import type { VoiceStates } from './voice/VoiceStates.ts';
 import { SocialState } from './social/SocialState.ts';
 
 /**
@@ -16,6 +17,8 @@ export class ClientState {
   readonly users = new Map<string, User>();
   /** `${lobbyId}:${memberId}` -> additional_name. */
   readonly additionalNames = new Map<string, string>();
+  /** Who is in which lobby's call (set by the Client; LobbyHandle.getCallInfoHandle reads it). */
+  voiceStates: VoiceStates | undefined;
   readonly messages = new MessageCache();
   /** Relationships, presences, own status and the DM conversation cache (issue 6). */
   readonly social = new SocialState();

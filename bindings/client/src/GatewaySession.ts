@@ -79,6 +79,13 @@ export class GatewaySession {
     return this.current;
   }
 
+  /** Sends a command (op 4 voice state updates) on the live socket; false when there is none. */
+  send(op: number, d: unknown): boolean {
+    if (!this.socket || (this.current !== ClientStatus.Ready && this.current !== ClientStatus.Connected)) return false;
+    this.socket.send(op, d);
+    return true;
+  }
+
   /** Resolves at Ready; rejects when the attempt ends in Disconnected. */
   connect(): Promise<void> {
     if (this.current === ClientStatus.Ready) return Promise.resolve();

@@ -31,6 +31,8 @@ export interface ClientEvents {
   /** A message was edited, or its moderation metadata changed. */
   messageUpdated: (messageId: string) => void;
   messageDeleted: (messageId: string, channelId: string) => void;
+  /** Someone joined (`added`) or left a lobby's call; fires for calls we are not in too. */
+  voiceParticipantChanged: (lobbyId: string, memberId: string, added: boolean) => void;
 }
 
 export type ClientEventName = keyof ClientEvents;

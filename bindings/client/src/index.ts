@@ -36,3 +36,13 @@ export {
   LoggingSeverity,
   type Metadata,
 } from '@social-layer/protocol';
+// Voice (issue 4): calls, their handles and enums, the audio callback types.
+export { AudioModeType, CallError, CallStatus, callErrorToString, callStatusToString } from './voice/enums.ts';
+export type { VADThresholdSettings } from './voice/CaptureGate.ts';
+export type { UserAudioCapturedCallback, UserAudioReceivedCallback } from './voice/MediaPipeline.ts';
+export { Call, type CallEvents } from './voice/Call.ts';
+export { CallInfoHandle } from './voice/CallInfoHandle.ts';
+export { VoiceStateHandle } from './voice/VoiceStateHandle.ts';
+export type { AudioDevice } from './voice/audio/AudioEngine.ts';
+export type { VoiceOptions } from './voice/VoiceManager.ts';
+export type { OpusCodecFactory, OpusDecoder, OpusEncoder } from './voice/codec/OpusCodec.ts';

@@ -1,4 +1,5 @@
 import type { FetchLike } from './HttpApi.ts';
+import type { VoiceOptions } from './voice/VoiceManager.ts';
 import type { WebSocketConstructor } from './webSocket.ts';
 
 export interface ClientOptions {
@@ -20,6 +21,8 @@ export interface ClientOptions {
   reconnectMaxDelayMs?: number;
   /** Watchdog from opening a Gateway socket to READY/RESUMED, in ms (default 30000). */
   handshakeTimeoutMs?: number;
+  /** Voice: transports, codec, WebSocket class and timeouts (see src/voice/README.md). */
+  voice?: VoiceOptions;
 }
 
 export const DEFAULT_API_BASE = 'http://127.0.0.1:3333';

@@ -1,5 +1,6 @@
 // The client must bundle for browsers with `ws` left external: no Node built-ins, and `ws`
-// reached only through the dynamic import used when there is no global WebSocket.
+// reached only through the dynamic import used when there is no global WebSocket. `opusscript`
+// (voice's Opus fallback where WebCodecs is missing) is external the same way.
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ describe('browser bundle', () => {
       write: false,
       format: 'esm',
       platform: 'browser',
-      external: ['ws'],
+      external: ['ws', 'opusscript'],
       logLevel: 'silent',
     });
     const code = result.outputFiles[0]!.text;
@@ -20,5 +21,7 @@ describe('browser bundle', () => {
     expect(code).not.toMatch(/require\(/);
     expect(code.match(/["']ws["']/g)).toEqual(['"ws"']);
     expect(code).toContain('import("ws")');
+    expect(code).toContain('import("opusscript")');
+    expect(code).not.toMatch(/import\(\s*["']node:/);
   });
 });

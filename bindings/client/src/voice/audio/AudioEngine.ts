@@ -1,0 +1,183 @@
+import type { Call } from '../Call.ts';
+import type { MediaPipeline } from '../MediaPipeline.ts';
+import { WORKLET_SOURCE } from './worklets.ts';
+
+/** The spec's AudioDevice. */
+export interface AudioDevice {
+  id: string;
+  name: string;
+  isDefault: boolean;
+}
+
+/** The ID that means "the system default device" (Client.getDefaultAudioDeviceId()). */
+export const DEFAULT_AUDIO_DEVICE_ID = 'default';
+
+type DeviceKind = 'audioinput' | 'audiooutput';
+
+interface Attached {
+  pipeline: MediaPipeline;
+  playback: AudioWorkletNode | undefined;
+}
+
+/** Browser audio exists when there is an AudioContext with worklets and getUserMedia. */
+export function browserAudioAvailable(): boolean {
+  const g = globalThis as { AudioContext?: unknown; AudioWorkletNode?: unknown; navigator?: { mediaDevices?: { getUserMedia?: unknown } } };
+  return typeof g.AudioContext === 'function' && typeof g.AudioWorkletNode === 'function' && typeof g.navigator?.mediaDevices?.getUserMedia === 'function';
+}
+
+/**
+ * Microphone capture and speaker playback for calls in browsers: one AudioContext at 48 kHz,
+ * an AudioWorklet that cuts the microphone into 20 ms frames for every call's pipeline, and a
+ * playback worklet per call fed with that call's mix. In Node it does nothing: bots use
+ * startCallWithAudioCallbacks and Call.pushCapturedAudio.
+ */
+export class AudioEngine {
+  private context: AudioContext | undefined;
+  private ready: Promise<AudioContext> | undefined;
+  private stream: MediaStream | undefined;
+  private source: MediaStreamAudioSourceNode | undefined;
+  private capture: AudioWorkletNode | undefined;
+  private output: GainNode | undefined;
+  private readonly attached = new Map<Call, Attached>();
+  private inputDeviceId = DEFAULT_AUDIO_DEVICE_ID;
+  private outputDeviceId = DEFAULT_AUDIO_DEVICE_ID;
+  private deviceChange: ((inputs: AudioDevice[], outputs: AudioDevice[]) => void) | null = null;
+  private deviceListener: (() => void) | undefined;
+
+  attach(call: Call, pipeline: MediaPipeline): void {
+    if (!browserAudioAvailable()) return;
+    // A microphone must not lag: hold at most 100 ms of it.
+    pipeline.setMaxCaptureFrames(5);
+    const entry: Attached = { pipeline, playback: undefined };
+    this.attached.set(call, entry);
+    void this.start()
+      .then(async (context) => {
+        if (this.attached.get(call) !== entry) return;
+        const playback = new AudioWorkletNode(context, 'sl-playback', { numberOfInputs: 0, numberOfOutputs: 1, outputChannelCount: [2] });
+        playback.connect(this.output!);
+        entry.playback = playback;
+        pipeline.onMixed = (mixed) => {
+          const frame = new Float32Array(mixed.length);
+          for (let i = 0; i < mixed.length; i++) frame[i] = mixed[i]! / 32768;
+          playback.port.postMessage(frame, [frame.buffer]);
+        };
+        await this.openMicrophone();
+      })
+      .catch(() => {
+        // No microphone permission or no device: the call still receives.
+      });
+  }
+
+  detach(call: Call): void {
+    const entry = this.attached.get(call);
+    if (!entry) return;
+    this.attached.delete(call);
+    entry.pipeline.onMixed = undefined;
+    entry.playback?.disconnect();
+    if (this.attached.size === 0) this.stopMicrophone();
+  }
+
+  async devices(kind: DeviceKind): Promise<AudioDevice[]> {
+    const media = mediaDevices();
+    if (!media) return [];
+    const list = await media.enumerateDevices();
+    return list
+      .filter((d) => d.kind === kind)
+      .map((d) => ({ id: d.deviceId, name: d.label || (kind === 'audioinput' ? 'Microphone' : 'Speaker'), isDefault: d.deviceId === DEFAULT_AUDIO_DEVICE_ID }));
+  }
+
+  async currentDevice(kind: DeviceKind): Promise<AudioDevice> {
+    const id = kind === 'audioinput' ? this.inputDeviceId : this.outputDeviceId;
+    const found = (await this.devices(kind)).find((d) => d.id === id);
+    return found ?? { id, name: id === DEFAULT_AUDIO_DEVICE_ID ? 'Default' : id, isDefault: id === DEFAULT_AUDIO_DEVICE_ID };
+  }
+
+  async setInputDevice(deviceId: string): Promise<void> {
+    this.inputDeviceId = deviceId || DEFAULT_AUDIO_DEVICE_ID;
+    if (this.stream) {
+      this.stopMicrophone();
+      await this.openMicrophone();
+    }
+  }
+
+  async setOutputDevice(deviceId: string): Promise<void> {
+    this.outputDeviceId = deviceId || DEFAULT_AUDIO_DEVICE_ID;
+    const context = this.context as (AudioContext & { setSinkId?: (id: string) => Promise<void> }) | undefined;
+    if (context?.setSinkId) await context.setSinkId(this.outputDeviceId === DEFAULT_AUDIO_DEVICE_ID ? '' : this.outputDeviceId);
+  }
+
+  setDeviceChangeCallback(callback: ((inputs: AudioDevice[], outputs: AudioDevice[]) => void) | null): void {
+    this.deviceChange = callback;
+    const media = mediaDevices();
+    if (!media) return;
+    if (this.deviceListener) media.removeEventListener('devicechange', this.deviceListener);
+    this.deviceListener = undefined;
+    if (!callback) return;
+    this.deviceListener = () => {
+      void Promise.all([this.devices('audioinput'), this.devices('audiooutput')]).then(([inputs, outputs]) => this.deviceChange?.(inputs, outputs));
+    };
+    media.addEventListener('devicechange', this.deviceListener);
+  }
+
+  close(): void {
+    for (const call of [...this.attached.keys()]) this.detach(call);
+    this.setDeviceChangeCallback(null);
+    void this.context?.close().catch(() => undefined);
+    this.context = undefined;
+    this.ready = undefined;
+  }
+
+  private start(): Promise<AudioContext> {
+    this.ready ??= (async () => {
+      const context = new AudioContext({ sampleRate: 48_000, latencyHint: 'interactive' });
+      const url = URL.createObjectURL(new Blob([WORKLET_SOURCE], { type: 'application/javascript' }));
+      try {
+        await context.audioWorklet.addModule(url);
+      } finally {
+        URL.revokeObjectURL(url);
+      }
+      this.output = context.createGain();
+      this.output.connect(context.destination);
+      this.context = context;
+      if (this.outputDeviceId !== DEFAULT_AUDIO_DEVICE_ID) await this.setOutputDevice(this.outputDeviceId).catch(() => undefined);
+      if (context.state === 'suspended') await context.resume().catch(() => undefined);
+      return context;
+    })();
+    return this.ready;
+  }
+
+  private async openMicrophone(): Promise<void> {
+    const context = this.context;
+    const media = mediaDevices();
+    if (!context || !media || this.stream) return;
+    const deviceId = this.inputDeviceId === DEFAULT_AUDIO_DEVICE_ID ? undefined : { exact: this.inputDeviceId };
+    const stream = await media.getUserMedia({
+      audio: { deviceId, channelCount: 1, sampleRate: 48_000, echoCancellation: true, noiseSuppression: true, autoGainControl: true },
+    });
+    if (this.attached.size === 0) {
+      for (const track of stream.getTracks()) track.stop();
+      return;
+    }
+    this.stream = stream;
+    this.source = context.createMediaStreamSource(stream);
+    const capture = new AudioWorkletNode(context, 'sl-capture', { numberOfInputs: 1, numberOfOutputs: 0, channelCount: 1, channelCountMode: 'explicit' });
+    capture.port.onmessage = (event: MessageEvent<Float32Array>) => {
+      for (const { pipeline } of this.attached.values()) pipeline.pushCapturedAudio(event.data);
+    };
+    this.source.connect(capture);
+    this.capture = capture;
+  }
+
+  private stopMicrophone(): void {
+    this.capture?.disconnect();
+    this.source?.disconnect();
+    for (const track of this.stream?.getTracks() ?? []) track.stop();
+    this.capture = undefined;
+    this.source = undefined;
+    this.stream = undefined;
+  }
+}
+
+function mediaDevices(): MediaDevices | undefined {
+  return (globalThis as { navigator?: { mediaDevices?: MediaDevices } }).navigator?.mediaDevices;
+}
