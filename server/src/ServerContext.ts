@@ -4,11 +4,12 @@ import type { EventBus } from './events/EventBus.ts';
 import type { LobbyService } from './lobbies/LobbyService.ts';
 import type { Logger } from './log/Logger.ts';
 import type { RateLimiter } from './http/RateLimiter.ts';
+import type { AccountServices } from './accounts/accountServices.ts';
 import type { SocialServices } from './social/SocialServices.ts';
 import type { Store } from './storage/Store.ts';
 
-/** What route handlers and the Gateway share. */
-export interface ServerContext {
+/** What route handlers and the Gateway share (accounts and OAuth2 services included). */
+export interface ServerContext extends AccountServices {
   store: Store;
   bus: EventBus;
   connections: ConnectionTracker;

@@ -10,6 +10,8 @@ import { RateLimiter } from './http/RateLimiter.ts';
 import { UpgradeRouter } from './http/UpgradeRouter.ts';
 import { gameRoutes } from './http/routes/games.ts';
 import { LobbyService } from './lobbies/LobbyService.ts';
+import { type AccountsOptions, type ApplicationSettings, configureApplication, createAccountServices } from './accounts/accountServices.ts';
+import type { AccountService } from './accounts/AccountService.ts';
 import { SocialServices } from './social/SocialServices.ts';
 import { Logger, type LogLevel, type LogSink } from './log/Logger.ts';
 import { type ServerContext, requestOrigin } from './ServerContext.ts';
@@ -46,6 +48,8 @@ export interface ServerOptions {
   bus?: EventBus;
   /** HTTP rate limits with the public headers. Default on; benchmarks of raw throughput turn them off. */
   rateLimits?: boolean;
+  /** Accounts and the OAuth2 provider: loopback OIDC issuers for tests, device-flow interval, scrypt cost. */
+  accounts?: AccountsOptions;
   /** UDP media socket of the voice gateway (port 0 picks one). Default 127.0.0.1:0. */
   voiceUdpHost?: string;
   voiceUdpPort?: number;
@@ -64,6 +68,10 @@ export interface RunningServer {
   port: number;
   store: Store;
   createApplication(input: { name: string }): Promise<CreatedApplication>;
+  /** Account administration (bans) and the OAuth2 side of applications. */
+  accounts: AccountService;
+  /** The developer-portal settings of an application: redirect URIs, OIDC issuers, parent, approved scopes. */
+  configureApplication(applicationId: string, settings: ApplicationSettings): Promise<void>;
   /** The voice gateway, for tests and diagnostics (relay statistics, forwarded payloads). */
   voice: VoiceGatewayServer;
   /** Runs the idle-lobby sweep now (it also runs on an interval); returns how many were deleted. */
@@ -87,7 +95,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const fallbackHost = `${host}:${port}`;
 
   const rateLimiter = options.rateLimits === false ? null : new RateLimiter();
+  const accountServices = createAccountServices(store, log, options.accounts);
   const ctx: ServerContext = {
+    ...accountServices,
     store,
     rateLimiter,
     bus,
@@ -136,6 +146,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     lobbies,
     log.child('gateway'),
   );
+  // Revoked tokens close their live Gateway sessions with 4004.
+  accountServices.accounts.gateway = gateway;
 
   gateway.social = social;
   const voiceStates = new VoiceStateService(store, bus, log.child('voice'));
@@ -176,6 +188,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     port: actualPort,
     store,
     createApplication: ({ name }) => store.applications.create(name),
+    accounts: accountServices.accounts,
+    configureApplication: (id, settings) => configureApplication(store, id, settings),
     voice,
     sweepIdleLobbies: () => lobbies.sweepIdle(),
     async close() {

@@ -114,6 +114,19 @@ export class GatewayServer {
     this.unsubscribe.delete(session.id);
   }
 
+  /**
+   * The tokens behind a user's sessions were revoked (deauthorized, unlinked, merged away or
+   * banned): each socket closes with 4004 and its session ends, so no Resume brings it back.
+   * Without an application, every application's sessions of the user close.
+   */
+  closeUserSessions(userId: string, applicationId?: string): void {
+    for (const session of [...this.sessions.values()]) {
+      if (session.userId !== userId || (applicationId !== undefined && session.applicationId !== applicationId)) continue;
+      this.endSession(session);
+      for (const c of this.connections_) if (c.owns(session)) c.close(GatewayCloseCode.AuthenticationFailed, 'Authentication failed.');
+    }
+  }
+
   async close(): Promise<void> {
     for (const c of this.connections_) c.reconnect();
     for (const s of this.sessions.values()) this.endSession(s);

@@ -5,6 +5,9 @@ import { ApiError, Errors } from './ApiError.ts';
 import type { BucketRule } from './RateLimiter.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { lobbyRoutes } from './routes/lobbies.ts';
+import { accountPageRoutes } from './routes/accountPages.ts';
+import { oauth2ApiRoutes } from './routes/oauth2Api.ts';
+import { oauth2PageRoutes } from './routes/oauth2Pages.ts';
 import { directMessageRoutes } from './routes/dms.ts';
 import { inviteRoutes } from './routes/invites.ts';
 import { presenceRoutes } from './routes/presence.ts';
@@ -31,6 +34,12 @@ export function createHttpApp(ctx: ServerContext): FastifyInstance {
     }
   });
 
+  // Form bodies (OAuth2 token endpoints, the platform's pages) arrive as URLSearchParams, so a
+  // handler can see repeated parameters, which OAuth2 forbids (RFC 6749 3.2).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, new URLSearchParams(body as string));
+  });
+
   app.addHook('preHandler', async (req, reply) => {
     const rule = (req.routeOptions.config as { rateLimit?: BucketRule } | undefined)?.rateLimit;
     if (rule && ctx.rateLimiter) ctx.rateLimiter.check(req, reply, rule);
@@ -40,7 +49,11 @@ export function createHttpApp(ctx: ServerContext): FastifyInstance {
     if (ctx.log.enabled('debug')) ctx.log.debug('http', { method: req.method, route: req.routeOptions.url ?? req.url.split('?')[0], status: reply.statusCode });
   });
 
-  app.setErrorHandler((err: FastifyError | ApiError, _req, reply) => {
+  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+    // OAuth2 endpoints answer in the RFC 6749 shape even when fastify refuses the body type.
+    if (req.url.startsWith('/api/') && req.url.includes('/oauth2/') && err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return void reply.code(400).type('application/json').send({ error: 'invalid_request', error_description: 'The body must be application/x-www-form-urlencoded' });
+    }
     let apiError: ApiError;
     if (err instanceof ApiError) apiError = err;
     else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') apiError = Errors.tooLarge();
@@ -63,6 +76,9 @@ export function createHttpApp(ctx: ServerContext): FastifyInstance {
   partnerSdkRoutes(app, ctx);
   userRoutes(app, ctx);
   lobbyRoutes(app, ctx);
+  accountPageRoutes(app, ctx);
+  oauth2PageRoutes(app, ctx);
+  oauth2ApiRoutes(app, ctx);
   relationshipRoutes(app, ctx);
   presenceRoutes(app, ctx);
   inviteRoutes(app, ctx);

@@ -1,14 +1,18 @@
 import { ActivityInviteRepo } from './ActivityInviteRepo.ts';
+import { AccountRepo } from './AccountRepo.ts';
 import { ApplicationRepo } from './ApplicationRepo.ts';
 import type { OpenDatabase } from './database.ts';
 import { LobbyRepo } from './LobbyRepo.ts';
 import { DirectMessageRepo } from './DirectMessageRepo.ts';
 import { MessageRepo } from './MessageRepo.ts';
+import { OAuthRepo } from './OAuthRepo.ts';
+import { SigningKeyRepo } from './SigningKeyRepo.ts';
 import { RelationshipRepo } from './RelationshipRepo.ts';
 import { SocialSettingsRepo } from './SocialSettingsRepo.ts';
 import { SnowflakeGenerator } from './Snowflake.ts';
 import { TokenRepo } from './TokenRepo.ts';
 import { UserRepo } from './UserRepo.ts';
+import { WebhookEventRepo } from './WebhookEventRepo.ts';
 
 /** The storage layer: one repository per table group over one kysely instance (SQLite or PostgreSQL). */
 export class Store {
@@ -17,6 +21,10 @@ export class Store {
   readonly tokens: TokenRepo;
   readonly lobbies: LobbyRepo;
   readonly messages: MessageRepo;
+  readonly accounts: AccountRepo;
+  readonly oauth: OAuthRepo;
+  readonly signingKeys: SigningKeyRepo;
+  readonly webhookEvents: WebhookEventRepo;
   // Social graph, presence, invites and direct messages (issue 6).
   readonly relationships: RelationshipRepo;
   readonly directMessages: DirectMessageRepo;
@@ -30,6 +38,10 @@ export class Store {
     this.tokens = new TokenRepo(db);
     this.lobbies = new LobbyRepo(db, ids);
     this.messages = new MessageRepo(db, ids);
+    this.accounts = new AccountRepo(db, ids);
+    this.oauth = new OAuthRepo(db);
+    this.signingKeys = new SigningKeyRepo(db);
+    this.webhookEvents = new WebhookEventRepo(db, ids);
     this.relationships = new RelationshipRepo(db, ids);
     this.directMessages = new DirectMessageRepo(db, ids);
     this.invites = new ActivityInviteRepo(db, ids);

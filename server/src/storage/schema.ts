@@ -181,3 +181,132 @@ export interface Database {
   application_players: ApplicationPlayersTable;
   user_presence_settings: UserPresenceSettingsTable;
 }
+
+// ---- accounts and OAuth2 (migration 0003_accounts) -----------------------------------------
+// Declaration merging adds the new columns to the tables above; they are optional here because
+// older rows get the column defaults and inserts elsewhere need not name them.
+
+export interface UsersTable {
+  /** 0 none; read back as the real value only with the identify.premium scope. */
+  premium_type?: number;
+  /** Null when not banned; ms timestamp when the ban ends (Number.MAX_SAFE_INTEGER: permanent). */
+  banned_until?: number | string | null;
+  /** On the restricted provisional account a ban creates: the banned user it carries the identity of. */
+  restricted_from?: string | null;
+}
+
+export interface ApplicationsTable {
+  /** Publisher-level linking: the parent application of a child application. */
+  parent_id?: string | null;
+  /** Privileged scopes the application may request, space-separated (identify.premium). */
+  approved_scopes?: string;
+}
+
+export interface AccessTokensTable {
+  /** Hash of the refresh token issued with this access token, so a refresh retires the pair. */
+  refresh_hash?: string | null;
+}
+
+export interface AccountsTable {
+  user_id: string;
+  /** Lower-cased sign-in name. */
+  login: string;
+  email: string | null;
+  /** scrypt$N$r$p$salt$hash (see accounts/passwords.ts). */
+  password_hash: string;
+  created_at: number | string;
+}
+
+export interface WebSessionsTable {
+  id_hash: string;
+  user_id: string;
+  csrf: string;
+  expires_at: number | string;
+  created_at: number | string;
+}
+
+export interface OAuthRedirectUrisTable {
+  application_id: string;
+  uri: string;
+}
+
+export interface OidcIssuersTable {
+  application_id: string;
+  issuer: string;
+  audience: string;
+}
+
+export interface OAuthAuthorizationsTable {
+  application_id: string;
+  user_id: string;
+  scopes: string;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+export interface OAuthCodesTable {
+  code_hash: string;
+  application_id: string;
+  user_id: string;
+  redirect_uri: string | null;
+  scopes: string;
+  code_challenge: string | null;
+  nonce: string | null;
+  expires_at: number | string;
+  used_at: number | string | null;
+  created_at: number | string;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  user_id: string;
+  application_id: string;
+  scopes: string;
+  created_at: number | string;
+}
+
+export interface DeviceCodesTable {
+  device_code_hash: string;
+  user_code: string;
+  application_id: string;
+  scopes: string;
+  user_id: string | null;
+  /** pending | approved | denied | used */
+  status: string;
+  interval_s: number;
+  last_poll_at: number | string | null;
+  expires_at: number | string;
+  created_at: number | string;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  private_pem: string;
+  public_jwk: string;
+  created_at: number | string;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  application_id: string;
+  type: string;
+  /** The event's `data` object as JSON. */
+  data: string;
+  attempts: number;
+  delivered_at: number | string | null;
+  created_at: number | string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  web_sessions: WebSessionsTable;
+  oauth_redirect_uris: OAuthRedirectUrisTable;
+  oidc_issuers: OidcIssuersTable;
+  oauth_authorizations: OAuthAuthorizationsTable;
+  oauth_codes: OAuthCodesTable;
+  refresh_tokens: RefreshTokensTable;
+  device_codes: DeviceCodesTable;
+  signing_keys: SigningKeysTable;
+  webhook_events: WebhookEventsTable;
+}

@@ -15,7 +15,9 @@ export function userRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const p = await authenticate(req, ctx.store);
     const user = await ctx.store.users.get(p.kind === 'bot' ? p.botUserId : p.userId);
     if (!user) throw Errors.unknownUser();
-    return userToWire(user);
+    // The real premium_type only with identify.premium (spec, User premium_type); 0 otherwise.
+    const premium = p.kind === 'bearer' && p.scopes.includes('identify.premium') ? (user.premium_type ?? 0) : 0;
+    return { ...userToWire(user), premium_type: premium };
   });
 
   /** Display-name updates (UpdateProvisionalAccountDisplayName); co-members see the new name. */

@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { m0001_initial } from './0001_initial.ts';
+import { m0003_accounts } from './0003_accounts.ts';
 import { m0002_social } from './0002_social.ts';
 
 /**
@@ -9,6 +10,7 @@ import { m0002_social } from './0002_social.ts';
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001_initial,
   '0002_social': m0002_social,
+  '0003_accounts': m0003_accounts,
 };
 
 export const migrationProvider: MigrationProvider = {

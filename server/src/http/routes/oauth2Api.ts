@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticateClient } from '../../oauth2/clientAuth.ts';
+import { OAuthError, OAuthErrors } from '../../oauth2/OAuthError.ts';
+import { GRANT_DEVICE_CODE, GRANT_TOKEN_EXCHANGE } from '../../oauth2/OAuthService.ts';
+import { KNOWN_SCOPES } from '../../oauth2/scopes.ts';
+import type { ServerContext } from '../../ServerContext.ts';
+import { userToWire } from '../../storage/UserRepo.ts';
+import { Errors } from '../ApiError.ts';
+import { authenticate, requireBearer } from '../auth.ts';
+
+const TOKEN_LIMIT = { config: { rateLimit: { bucket: 'oauth2.token', limit: 120, windowMs: 60_000 } } };
+
+/**
+ * Token, revocation and device endpoints take only application/x-www-form-urlencoded
+ * (protocols.md 2.7) and answer in the RFC 6749 shape; responses are never cached.
+ */
+async function oauthEndpoint(req: FastifyRequest, reply: FastifyReply, run: (form: URLSearchParams) => Promise<unknown>): Promise<unknown> {
+  void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+  try {
+    const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/x-www-form-urlencoded' || !(req.body instanceof URLSearchParams)) {
+      throw OAuthErrors.invalidRequest('The body must be application/x-www-form-urlencoded');
+    }
+    const out = await run(req.body);
+    return reply.code(200).type('application/json').send(out ?? {});
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    if (err.headers) void reply.headers(err.headers);
+    return reply.code(err.status).type('application/json').send(err.body());
+  }
+}
+
+/** OAuth2 provider endpoints under /api (with and without /v10), OIDC discovery and JWKS. */
+export function oauth2ApiRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  for (const base of ['/api/v10', '/api']) {
+    app.post(`${base}/oauth2/token`, TOKEN_LIMIT, (req, reply) =>
+      oauthEndpoint(req, reply, async (form) => {
+        const client = await authenticateClient(ctx.store, req.headers.authorization, form);
+        return ctx.oauth.token(form, client, issuerOf(ctx, req));
+      }),
+    );
+    app.post(`${base}/oauth2/token/revoke`, TOKEN_LIMIT, (req, reply) =>
+      oauthEndpoint(req, reply, async (form) => {
+        const client = await authenticateClient(ctx.store, req.headers.authorization, form);
+        await ctx.oauth.revoke(form, client);
+        return {};
+      }),
+    );
+    app.post(`${base}/oauth2/device/authorize`, TOKEN_LIMIT, (req, reply) =>
+      oauthEndpoint(req, reply, async (form) => {
+        const client = await authenticateClient(ctx.store, req.headers.authorization, form);
+        return ctx.oauth.deviceAuthorize(client, form.get('scope'), ctx.publicHttpUrl(req.raw));
+      }),
+    );
+    app.get(`${base}/oauth2/keys`, async (_req, reply) => reply.header('cache-control', 'public, max-age=300').send(await ctx.oauthKeys.jwks()));
+  }
+
+  app.get('/.well-known/openid-configuration', async (req) => {
+    const origin = ctx.publicHttpUrl(req.raw);
+    return {
+      issuer: origin,
+      authorization_endpoint: `${origin}/oauth2/authorize`,
+      token_endpoint: `${origin}/api/v10/oauth2/token`,
+      revocation_endpoint: `${origin}/api/v10/oauth2/token/revoke`,
+      device_authorization_endpoint: `${origin}/api/v10/oauth2/device/authorize`,
+      userinfo_endpoint: `${origin}/api/v10/oauth2/userinfo`,
+      jwks_uri: `${origin}/api/v10/oauth2/keys`,
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', GRANT_DEVICE_CODE, GRANT_TOKEN_EXCHANGE],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['RS256'],
+      scopes_supported: [...KNOWN_SCOPES],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      code_challenge_methods_supported: ['S256'],
+      claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'preferred_username', 'name', 'is_provisional'],
+    };
+  });
+
+  /** Current authorization info (protocols.md 2.5). */
+  app.get('/api/v10/oauth2/@me', async (req) => {
+    const p = requireBearer(await authenticate(req, ctx.store));
+    const application = await ctx.store.applications.get(p.applicationId);
+    const user = await ctx.store.users.get(p.userId);
+    if (!application || !user) throw Errors.unauthorized();
+    const grant = await ctx.store.tokens.resolve(String(req.headers.authorization).replace(/^Bearer\s+/i, ''));
+    return {
+      application: { id: application.id, name: application.name, bot_public: true, bot_require_code_grant: false },
+      scopes: p.scopes,
+      expires: new Date(grant!.expiresAt).toISOString(),
+      ...(p.scopes.includes('identify') ? { user: userToWire(user) } : {}),
+    };
+  });
+
+  app.get('/api/v10/oauth2/userinfo', async (req) => {
+    const p = requireBearer(await authenticate(req, ctx.store), 'openid');
+    const user = await ctx.store.users.get(p.userId);
+    if (!user) throw Errors.unauthorized();
+    return { sub: user.id, preferred_username: user.username, name: user.global_name ?? user.username };
+  });
+
+  /** Needs the guilds scope (spec, Authentication 2). There are no servers (guilds) yet: an empty list. */
+  app.get('/api/v10/users/@me/guilds', async (req) => {
+    requireBearer(await authenticate(req, ctx.store), 'guilds');
+    return [];
+  });
+}
+
+function issuerOf(ctx: ServerContext, req: FastifyRequest): string {
+  return ctx.publicHttpUrl(req.raw);
+}

@@ -1,0 +1,107 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { currentWebUser, pageHeaders, sameOrigin } from '../../accounts/webSession.ts';
+import type { AuthorizeRequest } from '../../oauth2/OAuthService.ts';
+import { messagePage } from '../../pages/accountPages.ts';
+import { activatePage, consentPage, deviceConsentPage } from '../../pages/oauthPages.ts';
+import type { ServerContext } from '../../ServerContext.ts';
+import { formOf } from './accountPages.ts';
+
+/** The request parameters the consent form carries back (everything but csrf and decision). */
+const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'scope', 'state', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'nonce', 'prompt', 'integration_type'];
+
+function queryOf(req: FastifyRequest): URLSearchParams {
+  const raw = req.raw.url ?? '';
+  const i = raw.indexOf('?');
+  return new URLSearchParams(i < 0 ? '' : raw.slice(i + 1));
+}
+
+function redirectHost(uri: string): string {
+  try {
+    const u = new URL(uri);
+    return u.host || `${u.protocol}`;
+  } catch {
+    return uri;
+  }
+}
+
+/**
+ * The authorize page (consent) and the device-flow activation page. Errors before the client
+ * and redirect URI are trusted show a page; after, they go back to the redirect URI.
+ */
+export function oauth2PageRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const showError = (reply: FastifyReply, message: string) => pageHeaders(reply).code(400).send(messagePage('Authorization failed', message));
+
+  app.get('/oauth2/authorize', async (req, reply) => {
+    const q = queryOf(req);
+    const check = await ctx.oauth.checkAuthorize(q);
+    if ('page' in check) return showError(reply, check.page);
+    if ('redirect' in check) return reply.redirect(check.redirect, 302);
+    const me = await currentWebUser(ctx, req);
+    if (!me) {
+      if (check.ok.prompt === 'none') return reply.redirect(ctx.oauth.deny(check.ok).replace('access_denied', 'login_required'), 302);
+      return reply.redirect(`/login?next=${encodeURIComponent(req.raw.url ?? '/account')}`, 303);
+    }
+    if (check.ok.prompt === 'none') {
+      if (await ctx.oauth.alreadyGranted(check.ok, me.user.id)) return reply.redirect(await ctx.oauth.approve(check.ok, me.user), 302);
+      return reply.redirect(ctx.oauth.deny(check.ok).replace('access_denied', 'consent_required'), 302);
+    }
+    return renderConsent(reply, check.ok, q, me);
+  });
+
+  app.post('/oauth2/authorize', async (req, reply) => {
+    const form = formOf(req);
+    const q = new URLSearchParams();
+    for (const k of AUTHORIZE_PARAMS) for (const v of form.getAll(k)) q.append(k, v);
+    const check = await ctx.oauth.checkAuthorize(q);
+    if ('page' in check) return showError(reply, check.page);
+    if ('redirect' in check) return reply.redirect(check.redirect, 302);
+    const me = await currentWebUser(ctx, req);
+    if (!me) return reply.redirect(`/login?next=${encodeURIComponent(`/oauth2/authorize?${q}`)}`, 303);
+    if (!sameOrigin(ctx, req) || form.get('csrf') !== me.csrf) return pageHeaders(reply).code(403).send(messagePage('Not allowed', 'This form has expired. Start again from the game.'));
+    const decision = form.get('decision');
+    // 303 after a POST makes the browser GET the redirect URI, as a redirect after consent should.
+    if (decision === 'allow') return reply.redirect(await ctx.oauth.approve(check.ok, me.user), 303);
+    return reply.redirect(ctx.oauth.deny(check.ok), 303);
+  });
+
+  app.get('/activate', async (req, reply) => {
+    const me = await currentWebUser(ctx, req);
+    if (!me) return reply.redirect(`/login?next=${encodeURIComponent(req.raw.url ?? '/activate')}`, 303);
+    const code = queryOf(req).get('user_code') ?? undefined;
+    return pageHeaders(reply).send(activatePage({ csrf: me.csrf, userCode: code?.slice(0, 16) }));
+  });
+
+  app.post('/activate', async (req, reply) => {
+    const me = await currentWebUser(ctx, req);
+    if (!me) return reply.redirect('/login?next=/activate', 303);
+    const form = formOf(req);
+    if (!sameOrigin(ctx, req) || form.get('csrf') !== me.csrf) return pageHeaders(reply).code(403).send(messagePage('Not allowed', 'This form has expired.'));
+    const userCode = (form.get('user_code') ?? '').slice(0, 16);
+    const request = await ctx.oauth.deviceRequest(userCode);
+    if (!request) return pageHeaders(reply).code(400).send(activatePage({ csrf: me.csrf, userCode, error: 'That code is not valid or has expired.' }));
+    return pageHeaders(reply).send(
+      deviceConsentPage({ appName: request.application.name, userName: me.user.global_name ?? me.user.username, scopes: request.scopes, csrf: me.csrf, userCode: request.userCode }),
+    );
+  });
+
+  app.post('/activate/decision', async (req, reply) => {
+    const me = await currentWebUser(ctx, req);
+    if (!me) return reply.redirect('/login?next=/activate', 303);
+    const form = formOf(req);
+    if (!sameOrigin(ctx, req) || form.get('csrf') !== me.csrf) return pageHeaders(reply).code(403).send(messagePage('Not allowed', 'This form has expired.'));
+    const allow = form.get('decision') === 'allow';
+    const ok = await ctx.oauth.deviceDecision(form.get('user_code') ?? '', me.user, allow);
+    if (!ok) return pageHeaders(reply).code(400).send(activatePage({ csrf: me.csrf, error: 'That code is not valid or has expired.' }));
+    return pageHeaders(reply).send(
+      messagePage(allow ? 'Device connected' : 'Request cancelled', allow ? 'You can return to your device now.' : 'The device was not connected.', allow ? 'notice' : 'error'),
+    );
+  });
+}
+
+function renderConsent(reply: FastifyReply, req: AuthorizeRequest, q: URLSearchParams, me: { user: { username: string; global_name: string | null }; csrf: string }) {
+  const params: Record<string, string | undefined> = {};
+  for (const k of AUTHORIZE_PARAMS) params[k] = q.get(k) ?? undefined;
+  return pageHeaders(reply).send(
+    consentPage({ appName: req.application.name, userName: me.user.global_name ?? me.user.username, scopes: req.scopes, csrf: me.csrf, params, redirectHost: redirectHost(req.redirectUri) }),
+  );
+}

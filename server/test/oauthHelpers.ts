@@ -1,0 +1,90 @@
+// Helpers for the accounts and OAuth2 tests: a tiny cookie-keeping "browser" over fetch for the
+// platform's pages, PKCE pairs, and form posts to the token endpoints. Everything goes through
+// the real server's HTTP interface.
+import { createHash, randomBytes } from 'node:crypto';
+import type { TestServer } from './harness.ts';
+
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** A cookie jar over fetch that never follows redirects, so tests see every Location. */
+export class PageSession {
+  private cookie: string | undefined;
+  constructor(readonly origin: string) {}
+
+  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>): Promise<{ status: number; location: string | null; text: string }> {
+    const headers: Record<string, string> = {};
+    if (this.cookie) headers.cookie = this.cookie;
+    let body: string | undefined;
+    if (form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      headers.origin = this.origin;
+      body = new URLSearchParams(form).toString();
+    }
+    const res = await fetch(path.startsWith('http') ? path : this.origin + path, { method, headers, body, redirect: 'manual' });
+    const set = res.headers.get('set-cookie');
+    if (set) {
+      const pair = set.split(';')[0]!;
+      this.cookie = pair.endsWith('=') ? undefined : pair;
+    }
+    return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+  }
+
+  get(path: string) {
+    return this.request('GET', path);
+  }
+  post(path: string, form: Record<string, string>) {
+    return this.request('POST', path, form);
+  }
+
+  async signUp(login: string, password = 'correct horse battery', displayName = login): Promise<void> {
+    const r = await this.post('/signup', { login, password, display_name: displayName });
+    if (r.status !== 303) throw new Error(`sign-up failed: ${r.status} ${r.text.slice(0, 200)}`);
+  }
+
+  /** The csrf field of the last page that had one. */
+  static csrf(html: string): string {
+    const m = /name="csrf" value="([^"]+)"/.exec(html);
+    if (!m) throw new Error('no csrf field on the page');
+    return m[1]!;
+  }
+
+  static hiddenFields(html: string): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) out[m[1]!] = decodeEntities(m[2]!);
+    return out;
+  }
+
+  /** Opens the authorize URL, checks the consent page, and answers it; returns the redirect Location. */
+  async consent(authorizeQuery: Record<string, string>, decision: 'allow' | 'deny' = 'allow'): Promise<string> {
+    const page = await this.get(`/oauth2/authorize?${new URLSearchParams(authorizeQuery)}`);
+    if (page.status !== 200) throw new Error(`authorize page: ${page.status} ${page.location ?? page.text.slice(0, 300)}`);
+    const fields = PageSession.hiddenFields(page.text);
+    const r = await this.post('/oauth2/authorize', { ...fields, decision });
+    if (r.status !== 303 || !r.location) throw new Error(`consent: ${r.status} ${r.text.slice(0, 300)}`);
+    return r.location;
+  }
+}
+
+function decodeEntities(s: string): string {
+  return s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+/** POSTs a form to an OAuth2 endpoint under /api/v10; returns status and JSON body. */
+export async function oauthPost(t: TestServer, path: string, form: Record<string, string>, basic?: { id: string; secret: string }): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (basic) headers.authorization = `Basic ${Buffer.from(`${basic.id}:${basic.secret}`).toString('base64')}`;
+  const res = await fetch(`${t.api}${path}`, { method: 'POST', headers, body: new URLSearchParams(form).toString() });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+export function queryOf(location: string): URLSearchParams {
+  return new URL(location).searchParams;
+}
+
+export function decodeJwtPayload(jwt: string): any {
+  return JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
+}
