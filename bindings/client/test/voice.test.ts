@@ -2,16 +2,16 @@
 // a tone through Opus, DAVE and the relay; the gates (PTT, mute, deafen), participant volume,
 // a transport cut with automatic recovery, and what the relay can see (E2EE).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AudioModeType, CallStatus } from '../src/index.ts';
-import { sleep, startTestServer, waitFor, type Guest, type TestEnv } from './helpers.ts';
+import { AudioModeType, CallError, CallStatus } from '../src/index.ts';
+import { connectGuest, sleep, waitFor, type Guest } from './helpers.ts';
 import { rms, spectralPeak, tone } from './voiceAudio.ts';
-import { callPair } from './voiceHelpers.ts';
+import { callPair, startVoiceServer, type CallPeer } from './voiceHelpers.ts';
 
-let env: TestEnv;
+let env: Awaited<ReturnType<typeof startVoiceServer>>;
 const guests: Guest[] = [];
 
 beforeAll(async () => {
-  env = await startTestServer();
+  env = await startVoiceServer();
 });
 
 afterAll(async () => {
@@ -25,6 +25,14 @@ async function pair(transports?: Parameters<typeof callPair>[1]) {
   return p;
 }
 
+/** Pushes `seconds` of 440 Hz from `from` and waits until it has been sent. */
+async function speak(from: CallPeer, seconds: number): Promise<void> {
+  from.call.pushCapturedAudio(tone(440, seconds));
+  await waitFor(() => from.call.getCapturedFramesQueued() === 0, 'the tone to be sent', seconds * 1000 + 3000);
+  // Jitter buffer depth and the last packets in flight.
+  await sleep(150);
+}
+
 describe('lobby calls', { timeout: 30_000 }, () => {
   it('a 440 Hz tone from one client arrives at the other as 440 Hz (udp)', async () => {
     const { alice, bob } = await pair(['udp']);
@@ -36,5 +44,144 @@ describe('lobby calls', { timeout: 30_000 }, () => {
     expect(spectralPeak(heard)).toBe(440);
     expect(rms(heard)).toBeGreaterThan(0.1);
     await waitFor(() => bob.speaking.some(([u, s]) => u === alice.guest.userId && s), 'speaking indicator');
+    await waitFor(() => bob.speaking.some(([u, s]) => u === alice.guest.userId && !s), 'speaking stops');
+  });
+
+  it('push-to-talk: nothing while released, audio while held, nothing after release', async () => {
+    const { alice, bob } = await pair(['websocket']);
+    const from = alice.guest.userId;
+    alice.call.setAudioMode(AudioModeType.MODE_PTT);
+    expect(alice.call.getAudioMode()).toBe(AudioModeType.MODE_PTT);
+    await speak(alice, 0.5);
+    expect(bob.recorder.loudFrames(from)).toBe(0);
+
+    alice.call.setPTTActive(true);
+    await speak(alice, 0.6);
+    expect(bob.recorder.loudFrames(from)).toBeGreaterThan(15);
+
+    alice.call.setPTTReleaseDelay(20);
+    expect(alice.call.getPTTReleaseDelay()).toBe(20);
+    alice.call.setPTTActive(false);
+    await sleep(100);
+    bob.recorder.clear();
+    await speak(alice, 0.5);
+    expect(bob.recorder.loudFrames(from)).toBe(0);
+  });
+
+  it('self-mute and deafen each stop the audio, and others see the voice state', async () => {
+    const { alice, bob } = await pair(['udp']);
+    const from = alice.guest.userId;
+    const changed: string[] = [];
+    bob.call.on('voiceStateChanged', (userId) => changed.push(userId));
+
+    alice.call.setSelfMute(true);
+    await waitFor(() => bob.call.getVoiceStateHandle(from)?.selfMute(), 'bob sees alice muted');
+    expect(changed).toContain(from);
+    await speak(alice, 0.5);
+    expect(bob.recorder.loudFrames(from)).toBe(0);
+
+    alice.call.setSelfMute(false);
+    bob.call.setSelfDeaf(true);
+    await waitFor(() => alice.call.getVoiceStateHandle(bob.guest.userId)?.selfDeaf(), 'alice sees bob deafened');
+    await speak(alice, 0.5);
+    expect(bob.recorder.loudFrames(from)).toBe(0);
+
+    bob.call.setSelfDeaf(false);
+    await waitFor(() => !alice.call.getVoiceStateHandle(bob.guest.userId)?.selfDeaf(), 'bob undeafened');
+    await speak(alice, 0.6);
+    expect(bob.recorder.loudFrames(from)).toBeGreaterThan(10);
+  });
+
+  it('participant volume scales what is heard', async () => {
+    const { alice, bob } = await pair(['udp']);
+    const from = alice.guest.userId;
+    await speak(alice, 0.6);
+    const full = rms(bob.recorder.samplesOf(from, 8).subarray(0, 960 * 15));
+    bob.recorder.clear();
+    bob.call.setParticipantVolume(from, 50);
+    expect(bob.call.getParticipantVolume(from)).toBe(50);
+    await speak(alice, 0.6);
+    const half = rms(bob.recorder.samplesOf(from, 8).subarray(0, 960 * 15));
+    expect(full).toBeGreaterThan(0.1);
+    expect(half / full).toBeGreaterThan(0.4);
+    expect(half / full).toBeLessThan(0.6);
+  });
+
+  it('a transport cut of 2 s: Reconnecting, then Connected, and audio flows again', async () => {
+    const { alice, bob } = await pair(['websocket']);
+    const from = alice.guest.userId;
+    alice.lab.blocked = true;
+    alice.lab.cutAll();
+    await waitFor(() => alice.call.getStatus() === CallStatus.Reconnecting, 'alice reconnecting');
+    await sleep(2000);
+    expect(alice.call.getStatus()).toBe(CallStatus.Reconnecting);
+    alice.lab.blocked = false;
+    await waitFor(() => alice.call.getStatus() === CallStatus.Connected, 'alice connected again', 10_000);
+    expect(alice.statuses.slice(-2)).toEqual([CallStatus.Reconnecting, CallStatus.Connected]);
+    expect(alice.statuses).not.toContain(CallStatus.Disconnected);
+    bob.recorder.clear();
+    alice.call.pushCapturedAudio(tone(440, 1));
+    await waitFor(() => bob.recorder.loudFrames(from) >= 20, 'audio after the cut');
+    expect(spectralPeak(bob.recorder.samplesOf(from, 5))).toBe(440);
+  });
+
+  it('the relay forwards only DAVE frames: never the Opus payload in the clear', async () => {
+    const { alice, bob, lobbyId } = await pair(['udp']);
+    const relay = env.server.voice.relayOf(lobbyId);
+    expect(relay).toBeDefined();
+    const forwarded: Uint8Array[] = [];
+    const encoded: Uint8Array[] = [];
+    relay!.onForward = (_from, frame) => forwarded.push(frame.slice());
+    alice.call.setMediaTaps({ encoded: (opus) => encoded.push(opus.slice()) });
+    alice.call.pushCapturedAudio(tone(440, 0.6));
+    await waitFor(() => bob.recorder.loudFrames(alice.guest.userId) >= 15, 'audio through the relay');
+    relay!.onForward = null;
+    const media = forwarded.filter((f) => !(f.length === 3 && f[0] === 0xf8));
+    expect(media.length).toBeGreaterThan(10);
+    for (const frame of media) expect([frame.at(-2), frame.at(-1)]).toEqual([0xfa, 0xfa]);
+    const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+    const seen = media.map(hex).join('|');
+    const opus = encoded.filter((o) => o.length > 16);
+    expect(opus.length).toBeGreaterThan(10);
+    for (const payload of opus) expect(seen.includes(hex(payload.subarray(4, 16)))).toBe(false);
+  });
+
+  it('members outside the call see it; endCall leaves it', async () => {
+    const { alice, bob, lobbyId, secret } = await pair(['udp']);
+    const carol = await connectGuest(env);
+    guests.push(carol);
+    const changes: [string, string, boolean][] = [];
+    carol.client.on('voiceParticipantChanged', (l, u, added) => changes.push([l, u, added]));
+    await carol.client.createOrJoinLobby(secret);
+    // Carol is in the lobby, not in its call: the lobby object told her who is.
+    const info = await waitFor(() => carol.client.getLobbyHandle(lobbyId)?.getCallInfoHandle(), 'carol sees the call');
+    expect(info.getParticipants().sort()).toEqual([alice.guest.userId, bob.guest.userId].sort());
+    expect(info.getVoiceStateHandle(bob.guest.userId)?.selfMute()).toBe(false);
+    expect(carol.client.getCall(lobbyId)).toBeUndefined();
+
+    const left: boolean[] = [];
+    alice.call.on('participantChanged', (userId, added) => userId === bob.guest.userId && left.push(added));
+    await bob.guest.client.endCall(lobbyId);
+    expect(bob.call.getStatus()).toBe(CallStatus.Disconnected);
+    expect(bob.call.isValid()).toBe(false);
+    expect(bob.guest.client.getCall(lobbyId)).toBeUndefined();
+    expect(bob.statuses.at(-2)).toBe(CallStatus.Disconnecting);
+    await waitFor(() => left.includes(false), 'alice sees bob leave');
+    expect(alice.call.getParticipants()).toEqual([alice.guest.userId]);
+    await waitFor(() => changes.some(([l, u, added]) => l === lobbyId && u === bob.guest.userId && !added), 'carol sees bob leave');
+  });
+
+  it('a call in a lobby we are not in is refused with Forbidden', async () => {
+    const { lobbyId } = await pair(['udp']);
+    const dave = await connectGuest(env);
+    guests.push(dave);
+    // Not a member: the client has no such lobby, but the server decides.
+    const call = dave.client.startCall(lobbyId);
+    expect(call).toBeDefined();
+    const ended = await new Promise<[number, number, number]>((resolve) =>
+      call!.on('statusChanged', (status, error, detail) => status === CallStatus.Disconnected && resolve([status, error, detail])),
+    );
+    expect(ended[1]).toBe(CallError.Forbidden);
+    expect(ended[2]).toBe(50001);
   });
 });

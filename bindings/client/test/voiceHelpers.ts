@@ -2,9 +2,32 @@
 // real server (voice gateway, relay and DAVE delivery service in-process).
 import { CallStatus, type Call, type ClientOptions } from '../src/index.ts';
 import type { VoiceTransport } from '@social-layer/protocol';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type RunningServer, type ServerOptions } from '@social-layer/server';
 import { connectGuest, newSecret, waitFor, type Guest, type TestEnv } from './helpers.ts';
 import WebSocket from 'ws';
 import { Recorder } from './voiceAudio.ts';
+
+/** startTestServer with the running server at hand (the relay's onForward hook). */
+export async function startVoiceServer(options: Partial<ServerOptions> = {}): Promise<TestEnv & { server: RunningServer }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'sl-voice-test-'));
+  const server = await startServer({ dataDir, logLevel: 'error', serveSamples: false, ...options, port: 0 });
+  const app = await server.createApplication({ name: 'Voice tests' });
+  return {
+    url: server.url,
+    appId: app.id,
+    server,
+    async restart() {
+      throw new Error('not supported here');
+    },
+    async close() {
+      await server.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
 
 /**
  * Real `ws` sockets for the voice gateway and the websocket transport, which a test can cut
@@ -46,7 +69,7 @@ export async function callPair(
   env: TestEnv,
   transports: VoiceTransport[] = ['udp', 'websocket'],
   extra: ClientOptions = {},
-): Promise<{ alice: CallPeer; bob: CallPeer; lobbyId: string; guests: Guest[] }> {
+): Promise<{ alice: CallPeer; bob: CallPeer; lobbyId: string; secret: string; guests: Guest[] }> {
   const labs = [new VoiceLab(), new VoiceLab()];
   const options = (lab: VoiceLab): ClientOptions => ({
     ...extra,
@@ -67,7 +90,7 @@ export async function callPair(
     if (process.env.VOICE_DEBUG) for (const g of [a, b]) console.log(g.userId, g.logs.filter((l) => !/heartbeat|dispatch/i.test(l)).join('\n'));
     throw error;
   }
-  return { alice, bob, lobbyId, guests: [a, b] };
+  return { alice, bob, lobbyId, secret, guests: [a, b] };
 }
 
 export function startPeer(guest: Guest, lobbyId: string, lab: VoiceLab): CallPeer {
