@@ -80,6 +80,9 @@ export class Social {
     this.relationships.onReady(ready.relationships ?? [], announce);
     this.presence.onReady(ready.presences ?? [], ready.user_settings?.status, announce);
     this.invites.onReady(ready.activity_invites ?? []);
+    // statusChanged(Ready) follows READY in the same tick; should no transition come (already
+    // Ready), the held events must still go out rather than wait forever.
+    queueMicrotask(() => this.flushHeld());
   }
 
   private loaded = false;
