@@ -400,6 +400,18 @@ describe.each(databaseConfigs())('social on $name', ({ config }) => {
       expect((await t.req('DELETE', `/users/${b.userId}/messages/${sent.body.id}`, { token: a.token })).status).toBe(204);
       const deleted = await b.gw!.next((f) => f.t === 'MESSAGE_DELETE' && f.d.id === sent.body.id);
       expect(deleted.d).toEqual({ id: sent.body.id, channel_id: sent.body.channel_id, author_id: a.userId, recipient_id: b.userId });
+
+      // The game backend's moderation webhooks: one outbox event per send, edit and delete, none for refusals.
+      const events = (await t.server.store.webhookEvents.pending(t.app.id, 1000))
+        .filter((e) => e.type.startsWith('GAME_DIRECT_MESSAGE_') && JSON.parse(e.data).channel_id === sent.body.channel_id)
+        .map((e) => [e.type, JSON.parse(e.data)]);
+      expect(events.map(([type, data]) => [type, data.id])).toEqual([
+        ['GAME_DIRECT_MESSAGE_CREATE', sent.body.id],
+        ['GAME_DIRECT_MESSAGE_CREATE', reply.body.id],
+        ['GAME_DIRECT_MESSAGE_UPDATE', sent.body.id],
+        ['GAME_DIRECT_MESSAGE_DELETE', sent.body.id],
+      ]);
+      expect(events[0]![1]).toMatchObject({ content: 'hello', author: { id: a.userId }, channel: { id: sent.body.channel_id, type: 1, recipient_ids: [a.userId, b.userId] } });
     });
 
     it('who may message whom: strangers no, lobby co-members yes, replies yes, self and bots no', async () => {

@@ -20,7 +20,9 @@ import { SocialErrors } from './socialErrors.ts';
 
 /**
  * Direct messages between two users (SendUserMessage, edits, deletes, history, summaries) and the
- * moderation metadata a game backend attaches to DMs and lobby messages. Game DMs belong to an
+ * moderation metadata a game backend attaches to DMs and lobby messages. Sends, edits and deletes
+ * also record GAME_DIRECT_MESSAGE_CREATE/_UPDATE/_DELETE in the webhook outbox, in the same
+ * transaction, for the sending application's server-side moderation. Game DMs belong to an
  * application family: they are sent from one application, delivered to both users' sessions in
  * it and its siblings, and read back only from there (MessageHandle.applicationId tells which
  * sibling sent one).
@@ -36,9 +38,10 @@ export class DirectMessageService {
     if (!recipient) throw Errors.unknownUser();
     const family = await this.store.socialSettings.family(applicationId);
     if (!(await canMessage(this.store, applicationId, family, authorId, recipientId))) throw SocialErrors.cannotMessageUser();
-    const row = await this.store.directMessages.transaction(async (tx) => {
+    const author = (await this.store.users.get(authorId))!;
+    const message = await this.store.directMessages.transaction(async (tx) => {
       const channel = await this.store.directMessages.openChannel(tx, authorId, recipientId);
-      return this.store.directMessages.insert(tx, {
+      const row = await this.store.directMessages.insert(tx, {
         channelId: channel.id,
         applicationId,
         authorId,
@@ -46,9 +49,12 @@ export class DirectMessageService {
         content: input.content,
         metadata: input.metadata ?? null,
       });
+      const wire = dmToWire(row, author);
+      // The moderation webhook goes to the outbox with the message, or not at all.
+      await this.store.webhookEvents.record(tx, applicationId, 'GAME_DIRECT_MESSAGE_CREATE', webhookData(wire));
+      return wire;
     });
-    const message = dmToWire(row, (await this.store.users.get(authorId))!);
-    await this.deliver(family, row, SocialDispatchEvent.MessageCreate, message);
+    await this.deliver(family, { author_id: authorId, recipient_id: recipientId }, SocialDispatchEvent.MessageCreate, message);
     return message;
   }
 
@@ -57,10 +63,12 @@ export class DirectMessageService {
     const { row, family } = await this.find(applicationId, userId, otherId, messageId);
     if (row.author_id !== userId) throw SocialErrors.cannotEditOthersMessage();
     const at = Date.now();
-    await this.store.directMessages.edit(this.store.database.db, messageId, content, at);
-    const updated = { ...row, content, edited_at: at };
-    const message = dmToWire(updated, (await this.store.users.get(userId))!);
-    await this.deliver(family, updated, SocialDispatchEvent.MessageUpdate, message);
+    const message = dmToWire({ ...row, content, edited_at: at }, (await this.store.users.get(userId))!);
+    await this.store.directMessages.transaction(async (tx) => {
+      await this.store.directMessages.edit(tx, messageId, content, at);
+      await this.store.webhookEvents.record(tx, row.application_id, 'GAME_DIRECT_MESSAGE_UPDATE', webhookData(message));
+    });
+    await this.deliver(family, row, SocialDispatchEvent.MessageUpdate, message);
     return message;
   }
 
@@ -68,13 +76,12 @@ export class DirectMessageService {
   async delete(applicationId: string, userId: string, otherId: string, messageId: string): Promise<void> {
     const { row, family } = await this.find(applicationId, userId, otherId, messageId);
     if (row.author_id !== userId) throw SocialErrors.cannotDeleteOthersMessage();
-    await this.store.directMessages.delete(this.store.database.db, messageId);
-    await this.deliver(family, row, SocialDispatchEvent.MessageDelete, {
-      id: row.id,
-      channel_id: row.channel_id,
-      author_id: row.author_id,
-      recipient_id: row.recipient_id,
+    const deleted = { id: row.id, channel_id: row.channel_id, author_id: row.author_id, recipient_id: row.recipient_id };
+    await this.store.directMessages.transaction(async (tx) => {
+      await this.store.directMessages.delete(tx, messageId);
+      await this.store.webhookEvents.record(tx, row.application_id, 'GAME_DIRECT_MESSAGE_DELETE', deleted);
     });
+    await this.deliver(family, row, SocialDispatchEvent.MessageDelete, deleted);
   }
 
   /** GetUserMessagesWithLimit over HTTP: newest first, at most 200 and 72 hours. */
@@ -132,7 +139,7 @@ export class DirectMessageService {
   }
 
   /** Both users' sessions, in every application of the family each of them plays. */
-  private async deliver(family: readonly string[], row: DirectMessagesTable, t: string, d: unknown): Promise<void> {
+  private async deliver(family: readonly string[], row: Pick<DirectMessagesTable, 'author_id' | 'recipient_id'>, t: string, d: unknown): Promise<void> {
     const json = JSON.stringify(d);
     for (const userId of new Set([row.author_id, row.recipient_id])) {
       for (const appId of await this.store.socialSettings.applicationsOf(userId)) {
@@ -140,6 +147,14 @@ export class DirectMessageService {
       }
     }
   }
+}
+
+/**
+ * GAME_DIRECT_MESSAGE_* webhook data (protocols.md 7): the message object with its `channel`
+ * (the payload's exact fields are not public; this is the message plus its DM channel).
+ */
+function webhookData(message: DirectMessageWire): unknown {
+  return { ...message, channel: { id: message.channel_id, type: ChannelType.Dm, recipient_ids: [message.author.id, message.recipient_id] } };
 }
 
 export function dmToWire(row: DirectMessagesTable, author: UsersTable): DirectMessageWire {
