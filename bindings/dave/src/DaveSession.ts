@@ -3,10 +3,8 @@ import { HashRatchet, VoiceCore, type KeyRatchet } from '@social-layer/core-wasm
 import {
   bytesToBase64,
   createGroup,
-  emptyPskIndex,
   encodeMlsMessage,
   generateKeyPackageWithKey,
-  joinGroup,
   mlsExporter,
   type CiphersuiteImpl,
   type ClientConfig,
@@ -21,6 +19,7 @@ import { encodeKeyPackage } from 'ts-mls/keyPackage.js';
 import { addUnappliedProposal } from 'ts-mls/unappliedProposals.js';
 import { generateSignatureKeyPair } from './crypto.ts';
 import { createDaveCommit, processDaveCommit, type CommitResult } from './mlsCommit.ts';
+import { joinDaveGroup } from './mlsJoin.ts';
 import {
   DAVE_CAPABILITIES,
   DAVE_LIFETIME,
@@ -467,16 +466,7 @@ export class DaveSession {
     if (!this.ownKeyPackage) throw new DaveProtocolError('no key package');
     const decoded = decodeWelcome(welcomeBytes, 0);
     if (!decoded || decoded[1] !== welcomeBytes.length) throw new DaveProtocolError('malformed welcome');
-    const state = await joinGroup(
-      decoded[0],
-      this.ownKeyPackage.publicPackage,
-      this.ownKeyPackage.privatePackage,
-      emptyPskIndex,
-      this.cs,
-      undefined,
-      undefined,
-      this.clientConfig,
-    );
+    const state = await joinDaveGroup(decoded[0], this.ownKeyPackage.publicPackage, this.ownKeyPackage.privatePackage, this.cs, this.clientConfig);
     if (!bytesEqual(state.groupContext.groupId, this.groupId)) throw new DaveProtocolError('welcome to another group');
     const senders = state.groupContext.extensions.filter((e) => e.extensionType === 'external_senders' || e.extensionType === 5);
     if (senders.length !== 1) throw new DaveProtocolError('group must have one external_senders extension');
