@@ -14,7 +14,7 @@ export class PageSession {
   private cookie: string | undefined;
   constructor(readonly origin: string) {}
 
-  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>): Promise<{ status: number; location: string | null; text: string }> {
+  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>, extraHeaders: Record<string, string> = {}): Promise<{ status: number; location: string | null; text: string }> {
     const headers: Record<string, string> = {};
     if (this.cookie) headers.cookie = this.cookie;
     let body: string | undefined;
@@ -23,6 +23,7 @@ export class PageSession {
       headers.origin = this.origin;
       body = new URLSearchParams(form).toString();
     }
+    Object.assign(headers, extraHeaders);
     const res = await fetch(path.startsWith('http') ? path : this.origin + path, { method, headers, body, redirect: 'manual' });
     const set = res.headers.get('set-cookie');
     if (set) {

@@ -300,7 +300,9 @@ export class OAuthService {
       if (!parent || parent.applicationId !== child.parent_id) throw OAuthErrors.invalidGrant('Invalid "subject_token" in request');
       const user = await tx.selectFrom('users').selectAll().where('id', '=', parent.userId).executeTakeFirst();
       if (!user || user.is_bot === 1 || isBanned(user)) throw OAuthErrors.invalidGrant('Invalid "subject_token" in request');
-      const scopes = parent.scopes.filter((s) => CHILD_TOKEN_SCOPES.has(s));
+      // The scopes the user granted the parent (not their expansion), limited to what children get.
+      const granted = await this.store.oauth.authorization(tx, parent.applicationId, user.id);
+      const scopes = (granted ? granted.scopes.split(' ') : parent.scopes).filter((s) => CHILD_TOKEN_SCOPES.has(s) && parent.scopes.includes(s));
       if (scopes.length === 0) throw OAuthErrors.invalidScope('The parent token has no scope a child token may carry');
       await this.store.oauth.grant(tx, child.id, user.id, scopes);
       const token = await this.store.tokens.issueIn(tx, user.id, child.id, tokenScopes(scopes), Limits.accessTokenTtlSeconds);

@@ -5,7 +5,7 @@ import { GRANT_DEVICE_CODE, GRANT_TOKEN_EXCHANGE } from '../../oauth2/OAuthServi
 import { KNOWN_SCOPES } from '../../oauth2/scopes.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { userToWire } from '../../storage/UserRepo.ts';
-import { Errors } from '../ApiError.ts';
+import { ApiError, Errors } from '../ApiError.ts';
 import { authenticate, requireBearer } from '../auth.ts';
 
 const TOKEN_LIMIT = { config: { rateLimit: { bucket: 'oauth2.token', limit: 120, windowMs: 60_000 } } };
@@ -23,7 +23,9 @@ async function oauthEndpoint(req: FastifyRequest, reply: FastifyReply, run: (for
     }
     const out = await run(req.body);
     return reply.code(200).type('application/json').send(out ?? {});
-  } catch (err) {
+  } catch (caught) {
+    // A platform error inside a grant (530017 on a merge, say) keeps its code in the OAuth2 shape.
+    const err = caught instanceof ApiError && caught.status < 500 ? new OAuthError(caught.status === 401 ? 400 : caught.status, 'invalid_grant', caught.message, caught.code || undefined) : caught;
     if (!(err instanceof OAuthError)) throw err;
     if (err.headers) void reply.headers(err.headers);
     return reply.code(err.status).type('application/json').send(err.body());

@@ -1,0 +1,207 @@
+// Provisional accounts from external OIDC ID tokens, checked against a real issuer started from
+// the `oidc-provider` package on 127.0.0.1 (the server runs with allowLoopbackOidcIssuers, the
+// test/dev mode). Valid tokens come from the provider's own login flow; the broken ones are
+// signed with the provider's key (we hand it the key) or with another key.
+import { createServer, type Server } from 'node:http';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signRs256 } from '../src/oauth2/jwt.ts';
+import { isPublicAddress, issuerUrlAllowed, strictHostnameOk } from '../src/oauth2/issuerHostnames.ts';
+import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
+
+let t: TestServer;
+let strict: TestServer;
+let issuerServer: Server;
+let issuer: string;
+let redirector: Server;
+let redirectorHits = 0;
+let providerKey: KeyObject;
+const KID = 'test-key-1';
+const AUDIENCE = 'game-web';
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+}
+
+beforeAll(async () => {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  providerKey = privateKey;
+  issuerServer = createServer();
+  const port = await listen(issuerServer);
+  issuer = `http://127.0.0.1:${port}`;
+  const provider = new Provider(issuer, {
+    jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: KID, alg: 'RS256', use: 'sig' }] as any },
+    clients: [
+      { client_id: AUDIENCE, client_secret: 'game-web-secret', redirect_uris: [`${issuer}/cb`], grant_types: ['authorization_code'], response_types: ['code'] },
+      { client_id: 'other-app', client_secret: 'other-secret', redirect_uris: [`${issuer}/cb`], grant_types: ['authorization_code'], response_types: ['code'] },
+    ],
+    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, name: `Player ${sub}` }) }),
+    claims: { openid: ['sub', 'name'] },
+    pkce: { required: () => false },
+  } as any);
+  issuerServer.on('request', provider.callback());
+
+  // An "issuer" whose discovery answers with a redirect: it must never be followed.
+  redirector = createServer((req, res) => {
+    if (req.url === '/.well-known/openid-configuration') {
+      res.writeHead(302, { location: `${issuer}/.well-known/openid-configuration` }).end();
+    } else {
+      redirectorHits++;
+      res.writeHead(404).end();
+    }
+  });
+  const rport = await listen(redirector);
+
+  t = await startTestServer({ accounts: { allowLoopbackOidcIssuers: true } });
+  await t.server.configureApplication(t.app.id, {
+    oidcIssuers: [
+      { issuer, audience: AUDIENCE },
+      { issuer: `http://127.0.0.1:${rport}`, audience: AUDIENCE },
+    ],
+  });
+  strict = await startTestServer();
+  await strict.server.configureApplication(strict.app.id, { oidcIssuers: [{ issuer, audience: AUDIENCE }] });
+});
+
+afterAll(async () => {
+  await t.close();
+  await strict.close();
+  issuerServer.close();
+  redirector.close();
+  cleanupTempDirs();
+});
+
+/** Runs the provider's authorization code flow (its development login and consent forms) for `login`. */
+async function providerIdToken(login: string, clientId = AUDIENCE, secret = 'game-web-secret'): Promise<string> {
+  const cookies = new Map<string, string>();
+  const go = async (url: string, form?: Record<string, string>) => {
+    const res = await fetch(url.startsWith('http') ? url : issuer + url, {
+      method: form ? 'POST' : 'GET',
+      redirect: 'manual',
+      headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const eq = pair!.indexOf('=');
+      cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+    }
+    return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+  };
+  let r = await go(`/auth?${new URLSearchParams({ client_id: clientId, response_type: 'code', scope: 'openid', redirect_uri: `${issuer}/cb`, nonce: 'n', state: 's' })}`);
+  for (let i = 0; i < 12; i++) {
+    if (r.location?.startsWith(`${issuer}/cb`)) break;
+    if (r.location) {
+      r = await go(r.location);
+      continue;
+    }
+    const action = /action="([^"]+)"/.exec(r.text)![1]!;
+    const prompt = /name="prompt" value="([^"]+)"/.exec(r.text)![1]!;
+    r = await go(action, prompt === 'login' ? { prompt, login, password: 'any' } : { prompt });
+  }
+  const code = new URL(r.location!).searchParams.get('code')!;
+  const token = await fetch(`${issuer}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: `${issuer}/cb` }).toString(),
+  });
+  return ((await token.json()) as { id_token: string }).id_token;
+}
+
+function exchange(server: TestServer, idToken: string, type = 'OIDC') {
+  return server.req('POST', '/partner-sdk/token', { body: { client_id: server.app.id, external_auth_type: type, external_auth_token: idToken } });
+}
+
+function mint(claims: Record<string, unknown>, key: KeyObject = providerKey, header: Record<string, unknown> = { kid: KID }): string {
+  const now = Math.floor(Date.now() / 1000);
+  return signRs256(header, { iss: issuer, aud: AUDIENCE, sub: 'minted', iat: now, exp: now + 600, ...claims }, key);
+}
+
+async function userCount(): Promise<number> {
+  const r = await t.server.store.database.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+describe('OIDC external credentials', () => {
+  it('creates one provisional account per issuer subject from a real provider token, named from its claims', async () => {
+    const idToken = await providerIdToken('player-1');
+    const a = await exchange(t, idToken);
+    expect(a.status).toBe(200);
+    expect(a.body).toMatchObject({ token_type: 'Bearer', scope: 'sdk.social_layer' });
+    expect(a.body.id_token).toBeDefined();
+    const me = (await t.req('GET', '/users/@me', { token: a.body.access_token })).body;
+    expect(me).toMatchObject({ is_provisional: true, global_name: 'Player player-1' });
+    const again = await exchange(t, await providerIdToken('player-1'));
+    expect((await t.req('GET', '/users/@me', { token: again.body.access_token })).body.id).toBe(me.id);
+    // Apple-style ID tokens go through the same checks.
+    expect((await exchange(t, idToken, 'APPLE_ID_TOKEN')).status).toBe(200);
+  });
+
+  it('refuses bad signature, wrong audience, wrong issuer, expired, too old and kid-less tokens, changing nothing', async () => {
+    const before = await userCount();
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const cases: [string, string, number][] = [
+      ['bad signature', mint({ sub: 'x1' }, other), 530020],
+      ['tampered payload', (() => { const [h, , s] = mint({ sub: 'x2' }).split('.'); return `${h}.${Buffer.from(JSON.stringify({ iss: issuer, aud: AUDIENCE, sub: 'admin', iat: 0, exp: 9e9 })).toString('base64url')}.${s}`; })(), 530020],
+      ['wrong audience', await providerIdToken('player-2', 'other-app', 'other-secret'), 530003],
+      ['wrong issuer', mint({ iss: 'https://accounts.example.com' }), 530002],
+      ['expired', mint({ exp: Math.floor(Date.now() / 1000) - 3600 }), 530001],
+      ['older than a week', mint({ iat: Math.floor(Date.now() / 1000) - 8 * 86400 }), 530004],
+      ['no kid', mint({}, providerKey, {}), 530027],
+      ['not a JWT', 'not.a.jwt', 530020],
+      ['alg none', `${Buffer.from(JSON.stringify({ alg: 'none', kid: KID })).toString('base64url')}.${Buffer.from(JSON.stringify({ iss: issuer, aud: AUDIENCE, sub: 'n', iat: 1, exp: 9e9 })).toString('base64url')}.`, 530020],
+    ];
+    for (const [name, token, code] of cases) {
+      const r = await exchange(t, token);
+      expect([name, r.status, r.body.code]).toEqual([name, 400, code]);
+    }
+    // The minted token with the right key passes: the failures above are the claims, not the key.
+    expect((await exchange(t, mint({ sub: 'minted-ok' }))).status).toBe(200);
+    expect(await userCount()).toBe(before + 1);
+  });
+
+  it('follows no redirect during discovery', async () => {
+    const forged = signRs256({ kid: KID }, { iss: `http://127.0.0.1:${(redirector.address() as AddressInfo).port}`, aud: AUDIENCE, sub: 'r', iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 600 }, providerKey);
+    const r = await exchange(t, forged);
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe(530008);
+    expect(redirectorHits).toBe(0);
+  });
+
+  it('refuses loopback http issuers outside the test/dev mode', async () => {
+    const r = await exchange(strict, await providerIdToken('player-3'));
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe(530002);
+  });
+
+  it('answers 530000 for providers that need a web API we cannot reach, and when no issuer is configured', async () => {
+    expect((await exchange(t, 'ticket', 'STEAM_SESSION_TICKET')).body.code).toBe(530000);
+    const bare = await t.server.createApplication({ name: 'No OIDC' });
+    const r = await t.req('POST', '/partner-sdk/token', { body: { client_id: bare.id, external_auth_type: 'OIDC', external_auth_token: mint({}) } });
+    expect(r.body.code).toBe(530000);
+  });
+});
+
+describe('strict hostname rules (production)', () => {
+  it('accepts public https DNS names only', () => {
+    expect(strictHostnameOk('accounts.google.com')).toBe(true);
+    expect(strictHostnameOk('appleid.apple.com')).toBe(true);
+    for (const bad of ['localhost', 'intranet', '127.0.0.1', '[::1]', 'a.localhost', 'printer.local', 'svc.internal', 'x.home.arpa', 'idp.example', 'bad_host.com', '-a.com', 'a.com.', 'a.123']) {
+      expect([bad, strictHostnameOk(bad)]).toEqual([bad, false]);
+    }
+    expect(issuerUrlAllowed('https://accounts.google.com', false)).toBeDefined();
+    expect(issuerUrlAllowed('http://accounts.google.com', false)).toBeUndefined();
+    expect(issuerUrlAllowed('https://accounts.google.com:8443', false)).toBeUndefined();
+    expect(issuerUrlAllowed('https://user:pw@accounts.google.com', false)).toBeUndefined();
+    expect(issuerUrlAllowed('http://127.0.0.1:9000', false)).toBeUndefined();
+    expect(issuerUrlAllowed('http://127.0.0.1:9000', true)).toBeDefined();
+    expect(issuerUrlAllowed('http://10.0.0.1:9000', true)).toBeUndefined();
+  });
+
+  it('treats private, loopback and link-local addresses as non-public', () => {
+    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1']) expect([a, isPublicAddress(a)]).toEqual([a, false]);
+    for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) expect([a, isPublicAddress(a)]).toEqual([a, true]);
+  });
+});
