@@ -7,8 +7,11 @@ import { startServer } from './startServer.ts';
 
 const USAGE = `Usage:
   social-layer start [--port N] [--data DIR] [--log-level debug|info|warn|error]
-      Starts the platform (HTTP API, Gateway, sample games). Port and data folder also come from
-      SOCIAL_LAYER_PORT and SOCIAL_LAYER_DATA; defaults 3333 and ./data.
+                     [--database-url postgres://...] [--redis-url redis://...]
+      Starts the platform (HTTP API, Gateway, voice, sample games). Port and data folder also come
+      from SOCIAL_LAYER_PORT and SOCIAL_LAYER_DATA; defaults 3333 and ./data (embedded SQLite).
+      Scale-out: PostgreSQL for data and Redis between nodes (SOCIAL_LAYER_DATABASE_URL,
+      SOCIAL_LAYER_REDIS_URL); run several nodes against the same two.
   social-layer apps create --name NAME [--data DIR]
       Creates an application and prints its id, client secret and bot token as JSON.
 `;
@@ -28,7 +31,14 @@ function dataDir(value: string | undefined): string {
 async function start(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { port: { type: 'string' }, data: { type: 'string' }, host: { type: 'string' }, 'log-level': { type: 'string' } },
+    options: {
+      port: { type: 'string' },
+      data: { type: 'string' },
+      host: { type: 'string' },
+      'log-level': { type: 'string' },
+      'database-url': { type: 'string' },
+      'redis-url': { type: 'string' },
+    },
   });
   const port = Number(values.port ?? process.env.SOCIAL_LAYER_PORT ?? 3333);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -37,7 +47,16 @@ async function start(args: string[]): Promise<number> {
   }
   const dir = dataDir(values.data);
   const logLevel = (values['log-level'] ?? process.env.SOCIAL_LAYER_LOG_LEVEL ?? 'warn') as LogLevel;
-  const server = await startServer({ port, dataDir: dir, host: values.host ?? process.env.SOCIAL_LAYER_HOST ?? '127.0.0.1', logLevel });
+  const databaseUrl = values['database-url'] ?? process.env.SOCIAL_LAYER_DATABASE_URL;
+  const redisUrl = values['redis-url'] ?? process.env.SOCIAL_LAYER_REDIS_URL;
+  const server = await startServer({
+    port,
+    dataDir: dir,
+    host: values.host ?? process.env.SOCIAL_LAYER_HOST ?? '127.0.0.1',
+    logLevel,
+    ...(databaseUrl ? { database: { dialect: 'postgres' as const, connectionString: databaseUrl } } : {}),
+    ...(redisUrl ? { redisUrl } : {}),
+  });
 
   // First start: make a development application and show its credentials this once.
   if ((await server.store.applications.count()) === 0) {
@@ -48,7 +67,7 @@ async function start(args: string[]): Promise<number> {
         '\n',
     );
   }
-  process.stdout.write(`Social Layer listening on ${server.url} (data: ${join(dir, 'social-layer.sqlite')})\n`);
+  process.stdout.write(`Social Layer listening on ${server.url} (data: ${databaseUrl ? 'PostgreSQL' : join(dir, 'social-layer.sqlite')}${redisUrl ? ', Redis bus' : ''})\n`);
   process.stdout.write(`Play the sample: ${server.url}/games/phaser-lobby/\n`);
   const stop = () => {
     server.close().then(() => process.exit(0), () => process.exit(1));

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { User } from '@social-layer/protocol';
 import { ConnectionTracker } from './events/ConnectionTracker.ts';
 import { type EventBus, LocalEventBus } from './events/EventBus.ts';
+import { RedisEventBus } from './events/RedisEventBus.ts';
 import { GatewayServer } from './gateway/GatewayServer.ts';
 import { createHttpApp } from './http/createHttpApp.ts';
 import { RateLimiter } from './http/RateLimiter.ts';
@@ -46,6 +47,8 @@ export interface ServerOptions {
   serveSamples?: boolean;
   samplesDir?: string;
   bus?: EventBus;
+  /** Redis for pub/sub between server nodes (scale-out); without it the bus is in-process. */
+  redisUrl?: string;
   /** HTTP rate limits with the public headers. Default on; benchmarks of raw throughput turn them off. */
   rateLimits?: boolean;
   /** Accounts and the OAuth2 provider: loopback OIDC issuers for tests, device-flow interval, scrypt cost. */
@@ -86,7 +89,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const dataDir = resolve(options.dataDir ?? process.env.SOCIAL_LAYER_DATA ?? './data');
   const database = await openDatabase(options.database ?? { dialect: 'sqlite', file: join(dataDir, 'social-layer.sqlite') });
   const store = new Store(database);
-  const bus = options.bus ?? new LocalEventBus();
+  let bus: EventBus;
+  if (options.bus) bus = options.bus;
+  else if (options.redisUrl) {
+    const redis = new RedisEventBus(options.redisUrl);
+    await redis.ready();
+    bus = redis;
+  } else bus = new LocalEventBus();
   const connections = new ConnectionTracker(options.presenceGraceMs ?? 5000);
   const lobbies = new LobbyService(store, bus, connections, log.child('lobbies'));
   const social = new SocialServices(store, bus, connections, log.child('social'));
@@ -203,6 +212,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       connections.close();
       rateLimiter?.close();
       await app.close();
+      await lobbies.drain();
       await bus.close();
       await store.close();
     },

@@ -146,7 +146,7 @@ describe('media relay', () => {
     ca.sendRaw(wire); // replay
     ca.sendFrame(Buffer.from('spoof'), { ssrc: cb.ssrc }); // someone else's SSRC
     const tampered = ca.sendFrame(Buffer.from('tampered'), { send: false });
-    tampered[14] ^= 0x01;
+    tampered[14] = tampered[14]! ^ 0x01;
     ca.sendRaw(tampered);
     ca.sendRaw(ca.sendFrame(Buffer.from('truncated'), { send: false }).subarray(0, 20));
     ca.sendRaw(Buffer.concat([ca.sendFrame(Buffer.from('big'), { send: false }), Buffer.alloc(1600)]));

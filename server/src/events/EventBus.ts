@@ -15,6 +15,8 @@ export type DispatchHandler = (dispatch: Dispatch) => void;
 export interface EventBus {
   publish(topic: string, dispatch: Dispatch): void;
   subscribe(topic: string, handler: DispatchHandler): () => void;
+  /** Resolves once a subscription is live everywhere (a network bus subscribes asynchronously). */
+  whenSubscribed(topic: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,8 @@ export class LocalEventBus implements EventBus {
       if (set.size === 0) this.handlers.delete(topic);
     };
   }
+
+  async whenSubscribed(): Promise<void> {}
 
   async close(): Promise<void> {
     this.handlers.clear();

@@ -113,10 +113,11 @@ export class GatewayConnection {
     if (this.identifyDeadline) clearTimeout(this.identifyDeadline);
     const session = new Session(randomBytes(16).toString('hex'), identity.user.id, identity.applicationId, token, this.hub.maxBufferedDispatches);
     this.session = session;
-    this.hub.register(session);
     session.attach((frame) => this.sendFrame(frame));
-    // Count the connection before reading the lobbies, so READY already shows this user connected.
+    // Count the connection before reading the lobbies, so READY already shows this user connected;
+    // and before any await, so a socket that closes meanwhile is uncounted by onClose in step.
     if (identity.kind === 'bearer') this.hub.connections.attach(identity.applicationId, identity.user.id);
+    await this.hub.register(session);
     const ready: ReadyData = {
       v: GATEWAY_VERSION,
       user: identity.user,

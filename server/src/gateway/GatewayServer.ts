@@ -80,9 +80,12 @@ export class GatewayServer {
     ws.on('close', () => this.connections_.delete(conn));
   }
 
-  register(session: Session): void {
+  /** Subscribes the session to its user's topic; resolves when the subscription is live. */
+  register(session: Session): Promise<void> {
     this.sessions.set(session.id, session);
-    this.unsubscribe.set(session.id, this.bus.subscribe(userTopic(session.applicationId, session.userId), (d) => session.dispatch(d)));
+    const topic = userTopic(session.applicationId, session.userId);
+    this.unsubscribe.set(session.id, this.bus.subscribe(topic, (d) => session.dispatch(d)));
+    return this.bus.whenSubscribed(topic);
   }
 
   /** A socket closed. A clean close (1000/1001) ends the session; anything else leaves it resumable. */

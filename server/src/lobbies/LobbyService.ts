@@ -33,6 +33,12 @@ export interface MemberChange {
  */
 export class LobbyService {
   private readonly memberGoneListeners = new Set<MemberGoneListener>();
+  /** Presence updates still running: shutdown waits for them before closing the database. */
+  private readonly pending = new Set<Promise<void>>();
+
+  async drain(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
   /** Voice states of a lobby's active call, for lobby objects (set when voice is wired). */
   voiceStates: (lobbyId: string) => VoiceState[] = () => [];
 
@@ -52,7 +58,9 @@ export class LobbyService {
     private readonly log: Logger,
   ) {
     connections.onChange((appId, userId) => {
-      this.onConnectionChange(appId, userId).catch((err) => this.log.error('presence update failed', { err }));
+      const task = this.onConnectionChange(appId, userId).catch((err) => this.log.error('presence update failed', { err }));
+      this.pending.add(task);
+      void task.finally(() => this.pending.delete(task));
     });
   }
 
