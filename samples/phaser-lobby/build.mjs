@@ -17,8 +17,9 @@ export async function build({ outdir = join(root, 'dist'), minify = true } = {})
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
-    // The client loads `ws` only in Node, through a dynamic import a browser never reaches.
-    external: ['ws'],
+    // The client loads `ws` only in Node, through a dynamic import a browser never reaches;
+    // `opusscript` likewise, only where WebCodecs has no Opus (not Chromium).
+    external: ['ws', 'opusscript'],
     minify,
     sourcemap: true,
     legalComments: 'linked',

@@ -10,6 +10,7 @@ export { LobbyChatPanel } from './LobbyChatPanel.ts';
 export { LobbyMemberList } from './LobbyMemberList.ts';
 export { FriendsPanel } from './FriendsPanel.ts';
 export { InviteToasts } from './InviteToasts.ts';
+export { PushToTalk, type PushToTalkCall } from './PushToTalk.ts';
 export type {
   AttachOptions,
   ChatPanelOptions,

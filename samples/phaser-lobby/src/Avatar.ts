@@ -10,12 +10,15 @@ export class Avatar extends Phaser.GameObjects.Container {
   readonly #disc: Phaser.GameObjects.Arc;
   readonly #initial: Phaser.GameObjects.Text;
   readonly #label: Phaser.GameObjects.Text;
+  /** The ring shown while this player is heard in the lobby's call. */
+  readonly #speaking: Phaser.GameObjects.Arc;
 
   constructor(scene: Phaser.Scene, userId: string, x: number, y: number, isSelf: boolean) {
     super(scene, x, y);
     this.userId = userId;
     this.target = { x, y };
     const shadow = scene.add.ellipse(0, RADIUS - 2, RADIUS * 1.8, RADIUS * 0.6, 0x000000, 0.25);
+    this.#speaking = scene.add.circle(0, 0, RADIUS + 7).setStrokeStyle(4, 0x3ddc84, 1).setVisible(false);
     this.#disc = scene.add.circle(0, 0, RADIUS, 0xadb5bd);
     this.#disc.setStrokeStyle(isSelf ? 4 : 2, 0xffffff, isSelf ? 1 : 0.7);
     this.#initial = scene.add
@@ -30,7 +33,7 @@ export class Avatar extends Phaser.GameObjects.Container {
         padding: { x: 6, y: 2 },
       })
       .setOrigin(0.5, 0);
-    this.add([shadow, this.#disc, this.#initial, this.#label]);
+    this.add([shadow, this.#speaking, this.#disc, this.#initial, this.#label]);
     this.setDepth(isSelf ? 2 : 1);
     scene.add.existing(this);
   }
@@ -41,6 +44,16 @@ export class Avatar extends Phaser.GameObjects.Container {
     this.#disc.setFillStyle(Phaser.Display.Color.HexStringToColor(color).color);
     this.setAlpha(connected ? 1 : 0.45);
     return this;
+  }
+
+  /** Shows or hides the speaking ring. */
+  setSpeaking(speaking: boolean): this {
+    this.#speaking.setVisible(speaking);
+    return this;
+  }
+
+  get speaking(): boolean {
+    return this.#speaking.visible;
   }
 
   /** Glides to (x, y) at a steady speed; a new target replaces the one in flight. */

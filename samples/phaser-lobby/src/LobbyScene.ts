@@ -19,6 +19,7 @@ export class LobbyScene extends Phaser.Scene {
   readonly #session: LobbySession;
   readonly #avatars = new Map<string, Avatar>();
   readonly #unsubscribe: (() => void)[] = [];
+  readonly #speaking = new Set<string>();
   readonly #publish: LatestOnly<AvatarState>;
   #me: AvatarState;
   /** Resolves once `create` has run: the test hook waits on it. */
@@ -71,6 +72,22 @@ export class LobbyScene extends Phaser.Scene {
     return avatar ? { x: Math.round(avatar.x), y: Math.round(avatar.y) } : undefined;
   }
 
+  /** Lights a member's avatar while they are heard in the call (speakingStatusChanged). */
+  setSpeaking(userId: string, speaking: boolean): void {
+    if (speaking) this.#speaking.add(userId);
+    else this.#speaking.delete(userId);
+    this.#avatars.get(userId)?.setSpeaking(speaking);
+  }
+
+  clearSpeaking(): void {
+    for (const userId of [...this.#speaking]) this.setSpeaking(userId, false);
+  }
+
+  /** Whether a member's avatar shows the speaking ring now. */
+  isSpeakingShown(userId: string): boolean {
+    return this.#avatars.get(userId)?.speaking ?? false;
+  }
+
   /** Walks your avatar to a world position and tells the lobby. */
   moveSelfTo(x: number, y: number): void {
     const target = clampToWorld(x, y);
@@ -110,6 +127,7 @@ export class LobbyScene extends Phaser.Scene {
       let avatar = this.#avatars.get(member.id);
       if (!avatar) {
         avatar = new Avatar(this, member.id, state.x, state.y, isSelf);
+        avatar.setSpeaking(this.#speaking.has(member.id));
         this.#avatars.set(member.id, avatar);
       } else {
         avatar.walkTo(state.x, state.y);

@@ -5,6 +5,7 @@ import { WORLD } from './avatarState.ts';
 import { saveDisplayName } from './identity.ts';
 import { LobbyScene } from './LobbyScene.ts';
 import { joinLobby, loadConfig, type LobbySession } from './session.ts';
+import { LobbyVoice } from './voice.ts';
 
 /** What the sample puts on `window.__socialLayerSample`, for tests and for poking in devtools. */
 export interface SampleHook {
@@ -17,6 +18,10 @@ export interface SampleHook {
   game?: Phaser.Game;
   /** An avatar's drawn position in world units. */
   avatarPosition(userId: string): { x: number; y: number } | undefined;
+  /** The lobby's voice chat (join button, push-to-talk on V, speaking rings). */
+  voice?: LobbyVoice;
+  /** Whether a member's avatar shows the speaking ring. */
+  isSpeakingShown(userId: string): boolean;
   /** Page (viewport) coordinates of a world position, to click there. */
   worldToClient(x: number, y: number): { x: number; y: number } | undefined;
 }
@@ -34,6 +39,7 @@ let game: Phaser.Game | undefined;
 const hook: SampleHook = {
   ready: start(),
   avatarPosition: (userId) => scene?.avatarPosition(userId),
+  isSpeakingShown: (userId) => scene?.isSpeakingShown(userId) ?? false,
   worldToClient(x, y) {
     const rect = game?.canvas.getBoundingClientRect();
     if (!rect) return undefined;
@@ -67,6 +73,12 @@ async function start(): Promise<void> {
   await scene.created;
   statusLine.textContent = '';
   setUpHeader(session);
+  hook.voice = new LobbyVoice(
+    session,
+    scene,
+    document.getElementById('voice') as HTMLButtonElement,
+    document.getElementById('voice-hint') as HTMLElement,
+  );
   // The client reconnects by itself; the player should still know when the lobby is stale.
   session.client.on('statusChanged', (status) => {
     statusLine.textContent =

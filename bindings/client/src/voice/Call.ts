@@ -254,6 +254,11 @@ export class Call {
     this.setSlot('voiceStateChanged', callback);
   }
 
+  /** RMS level (0..1) of what this call played on the speakers over the last ~100 ms (browsers). */
+  getPlaybackLevel(): number {
+    return this.pipeline?.playbackLevel ?? 0;
+  }
+
   /** Whether `userId` is playing sound now (what speakingStatusChanged last said). */
   isSpeaking(userId: string): boolean {
     return this.speaking.has(userId);

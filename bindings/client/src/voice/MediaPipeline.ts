@@ -89,6 +89,8 @@ export class MediaPipeline {
   taps: PipelineTaps = {};
   onReceived: UserAudioReceivedCallback | undefined;
   onCaptured: UserAudioCapturedCallback | undefined;
+  /** RMS (0..1) of what the speakers played over the last ~100 ms (browsers; 0 in Node). */
+  playbackLevel = 0;
   /** Mixed output of everyone, each 20 ms that has any (browser playback). */
   onMixed: ((mixed: Int16Array) => void) | undefined;
 

@@ -55,6 +55,7 @@ export class AudioEngine {
         if (this.attached.get(call) !== entry) return;
         const playback = new AudioWorkletNode(context, 'sl-playback', { numberOfInputs: 0, numberOfOutputs: 1, outputChannelCount: [2] });
         playback.connect(this.output!);
+        playback.port.onmessage = (event: MessageEvent<number>) => (pipeline.playbackLevel = event.data);
         entry.playback = playback;
         pipeline.onMixed = (mixed) => {
           const frame = new Float32Array(mixed.length);

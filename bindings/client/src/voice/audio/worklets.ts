@@ -1,7 +1,8 @@
 /**
  * The AudioWorklet processors, as source text (loaded from a Blob URL, so the client needs no
  * separate file served). Capture posts 20 ms (960-sample) Float32 frames of channel 0;
- * playback plays queued Float32 frames and plays silence when it runs dry.
+ * playback plays queued Float32 frames and plays silence when it runs dry, and posts the RMS
+ * level of what it played about every 100 ms.
  */
 export const WORKLET_SOURCE = `
 class SlCapture extends AudioWorkletProcessor {
@@ -23,7 +24,7 @@ class SlCapture extends AudioWorkletProcessor {
 class SlPlayback extends AudioWorkletProcessor {
   constructor() {
     super();
-    this.queue = []; this.current = null; this.at = 0; this.level = 0;
+    this.queue = []; this.current = null; this.at = 0; this.sum = 0; this.count = 0;
     this.port.onmessage = (e) => { if (this.queue.length < 25) this.queue.push(e.data); };
   }
   process(_inputs, outputs) {
@@ -38,6 +39,9 @@ class SlPlayback extends AudioWorkletProcessor {
     }
     for (; i < out.length; i++) out[i] = 0;
     for (let c = 1; c < outputs[0].length; c++) outputs[0][c].set(out);
+    // The RMS of what was played, about every 100 ms (level meters, tests).
+    this.sum += sum; this.count += out.length;
+    if (this.count >= 4800) { this.port.postMessage(Math.sqrt(this.sum / this.count)); this.sum = 0; this.count = 0; }
     return true;
   }
 }

@@ -1,0 +1,159 @@
+/**
+ * Voice in the sample, end to end in headless Chromium: two players (separate contexts) join
+ * the lobby's call with the header button, A holds V (push-to-talk) with Chromium's fake
+ * microphone, and B's speakers play non-silent audio while A's avatar shows the speaking ring;
+ * after A releases V, B's speakers go quiet. Screenshots go to test-results/.
+ *
+ * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { RunningServer } from '@social-layer/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../build.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '../../..');
+const resultsDir = join(repoRoot, 'test-results');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
+  '--autoplay-policy=no-user-gesture-required',
+];
+
+let server: RunningServer;
+let dataDir: string;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+const pageErrors: string[] = [];
+
+async function openPlayer(name: string, url: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(`${name}: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(`${name} console: ${message.text()}`);
+  });
+  await page.goto(url);
+  try {
+    await page.waitForFunction(() => window.__socialLayerSample !== undefined, undefined, { timeout: 45_000 });
+    await page.evaluate(() => window.__socialLayerSample.ready);
+  } catch (error) {
+    throw new Error(`the sample did not get ready: ${String(error)}\npage errors:\n${pageErrors.join('\n')}`);
+  }
+  return page;
+}
+
+function info(page: Page) {
+  return page.evaluate(() => ({ userId: window.__socialLayerSample.userId!, lobbyId: window.__socialLayerSample.lobbyId! }));
+}
+
+async function clickWorld(page: Page, x: number, y: number): Promise<void> {
+  const point = await page.evaluate(([wx, wy]) => window.__socialLayerSample.worldToClient(wx, wy), [x, y] as const);
+  if (!point) throw new Error('the sample has no canvas to click');
+  await page.mouse.click(point.x, point.y);
+}
+
+function callState(page: Page) {
+  return page.evaluate(() => {
+    const call = window.__socialLayerSample.voice?.call;
+    return call ? { status: call.getStatus(), e2ee: call.isE2eeReady(), level: call.getPlaybackLevel() } : null;
+  });
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}. Install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH.`);
+  }
+  if (!existsSync(join(repoRoot, 'core-wasm/build/coreWasmBytes.js'))) {
+    execFileSync('npm', ['run', 'build', '--workspace=core-wasm'], { cwd: repoRoot, stdio: 'inherit' });
+  }
+  await mkdir(resultsDir, { recursive: true });
+  dataDir = await mkdtemp(join(tmpdir(), 'phaser-voice-'));
+  const samplesDir = join(dataDir, 'samples');
+  await build({ outdir: join(samplesDir, 'phaser-lobby', 'dist') });
+  const { startServer } = await import('@social-layer/server');
+  server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, samplesDir, logLevel: 'warn' });
+  await server.createApplication({ name: 'Phaser voice test' });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}, 180_000);
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => {});
+  await browser?.close();
+  await server?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('phaser-lobby voice in Chromium', () => {
+  it('push-to-talk from one page is heard on the other, with the speaking ring', { timeout: 120_000 }, async () => {
+    const a = await openPlayer('A', `${server.url}/games/phaser-lobby/`);
+    const b = await openPlayer('B', a.url());
+    const infoA = await info(a);
+    const infoB = await info(b);
+    expect(infoB.lobbyId).toBe(infoA.lobbyId);
+
+    await a.locator('#voice').click();
+    await b.locator('#voice').click();
+    for (const page of [a, b]) {
+      await expect.poll(() => callState(page), { timeout: 30_000 }).toMatchObject({ status: 4, e2ee: true });
+    }
+    await expect.poll(() => a.locator('#voice-hint').textContent(), { timeout: 10_000 }).toBe('Hold V to talk');
+
+    // Released: nothing goes out, B's speakers stay silent.
+    await a.waitForTimeout(1500);
+    expect((await callState(b))!.level).toBeLessThan(0.001);
+
+    // Both walk to the middle of the field (the click also focuses A's game for the key).
+    await clickWorld(b, 760, 420);
+    await clickWorld(a, 560, 420);
+    await expect
+      .poll(async () => {
+        const p = await b.evaluate((id) => window.__socialLayerSample.avatarPosition(id), infoA.userId);
+        return p ? Math.hypot(p.x - 560, p.y - 420) : Infinity;
+      }, { timeout: 20_000 })
+      .toBeLessThan(4);
+
+    // A holds V: the fake microphone's beeps reach B's speakers, and A's avatar lights up on B.
+    await a.keyboard.down('v');
+    let loudest = 0;
+    await expect
+      .poll(
+        async () => {
+          loudest = Math.max(loudest, (await callState(b))!.level);
+          return loudest;
+        },
+        { timeout: 30_000, intervals: [50] },
+      )
+      .toBeGreaterThan(0.01);
+    await expect.poll(() => b.evaluate((id) => window.__socialLayerSample.isSpeakingShown(id), infoA.userId), { timeout: 10_000 }).toBe(true);
+    await b.screenshot({ path: join(resultsDir, 'phaser-voice-listener.png') });
+    await a.screenshot({ path: join(resultsDir, 'phaser-voice-speaker.png') });
+
+    // Released again: B goes quiet and the ring goes off.
+    await a.keyboard.up('v');
+    await expect.poll(() => b.evaluate((id) => window.__socialLayerSample.isSpeakingShown(id), infoA.userId), { timeout: 10_000 }).toBe(false);
+    await a.waitForTimeout(500);
+    let after = 0;
+    for (let i = 0; i < 10; i++) {
+      after = Math.max(after, (await callState(b))!.level);
+      await a.waitForTimeout(100);
+    }
+    expect(after).toBeLessThan(0.001);
+    expect(pageErrors).toEqual([]);
+  });
+});
