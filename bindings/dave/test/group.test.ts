@@ -2,7 +2,6 @@
 // drives it; every member must derive the same per-sender media keys each epoch.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CoreError, DaveFrameDecryptor, DaveFrameEncryptor, HashRatchet, VoiceCore } from '@social-layer/core-wasm';
-import { VoiceOpcode } from '@social-layer/protocol';
 import { OurClient, TestCall } from './harness.ts';
 
 const CALL = '1300000000000000001';
