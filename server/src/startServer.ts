@@ -21,6 +21,7 @@ import { type DatabaseConfig, openDatabase } from './storage/database.ts';
 import { Store } from './storage/Store.ts';
 import { userToWire } from './storage/UserRepo.ts';
 import { CoreCryptoBackend, NodeCryptoBackend, type CryptoBackend } from '@social-layer/core-wasm';
+import { DaveDeliveryService } from '@social-layer/dave';
 import type { DaveDeliveryFactory } from './voice/dave.ts';
 import { VoiceGatewayServer } from './voice/VoiceGatewayServer.ts';
 import { VoiceStateService } from './voice/VoiceStateService.ts';
@@ -60,7 +61,7 @@ export interface ServerOptions {
   voiceUdpPublicHost?: string;
   /** Which crypto runs the relay's transport AEAD: core-wasm (default) or node:crypto. */
   voiceCrypto?: 'core-wasm' | 'node';
-  /** The DAVE delivery service per call; defaults to @social-layer/dave. */
+  /** The DAVE delivery service per call; defaults to @social-layer/dave's. */
   daveFactory?: DaveDeliveryFactory;
   voiceHeartbeatIntervalMs?: number;
   voiceResumeWindowMs?: number;
@@ -219,9 +220,5 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
 }
 
-/** Loads the DAVE delivery service from @social-layer/dave (bindings/dave) on first use. */
-const defaultDaveFactory: DaveDeliveryFactory = async (callId) => {
-  const specifier = '@social-layer/dave';
-  const mod = (await import(specifier)) as { DaveDeliveryService: { create(callId: string): Promise<import('./voice/dave.ts').DaveDelivery> } };
-  return mod.DaveDeliveryService.create(callId);
-};
+/** The DAVE delivery service of each call (bindings/dave): MLS external sender and delivery service. */
+const defaultDaveFactory: DaveDeliveryFactory = (callId) => DaveDeliveryService.create(callId);

@@ -129,7 +129,6 @@ export class VoiceConnection implements VoiceSocket {
       // Receivers only accept SSRCs they have seen in op 5: tell the newcomer who is who.
       if (o.speakingFlags !== 0 || o.participant?.speakingAnnounced) session.sendJson(VoiceOpcode.Speaking, { speaking: o.speakingFlags, ssrc: o.ssrc, user_id: o.userId });
     }
-    session.sendBinary(VoiceOpcode.DaveMlsExternalSender, call.dave.externalSenderPayload());
     call.deliver(call.dave.memberConnected(session.userId));
   }
 
@@ -188,6 +187,11 @@ export class VoiceConnection implements VoiceSocket {
       participant.sink = this.gw.udpSink(remote);
     }
     session.sendJson(VoiceOpcode.SessionDescription, description);
+    // DAVE starts after op 4: clients (@discordjs/voice among them) ignore binary opcodes before it.
+    if (!session.daveStarted) {
+      session.daveStarted = true;
+      session.sendBinary(VoiceOpcode.DaveMlsExternalSender, call.dave.externalSenderPayload());
+    }
   }
 
   private speaking(d: Record<string, unknown>): void {

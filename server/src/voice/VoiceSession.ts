@@ -29,6 +29,8 @@ export class VoiceSession {
   udpRemote: { address: string; port: number } | null = null;
   selectedProtocol: string | null = null;
   speakingFlags = 0;
+  /** op 25 went out (after the first Session Description). */
+  daveStarted = false;
   /** The relay's view of this session, from Select Protocol on (the mode fixes its cipher). */
   participant: RelayParticipant | null = null;
 
