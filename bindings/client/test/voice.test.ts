@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AudioModeType, CallError, CallStatus } from '../src/index.ts';
 import { connectGuest, sleep, waitFor, type Guest } from './helpers.ts';
 import { rms, spectralPeak, tone } from './voiceAudio.ts';
-import { callPair, startVoiceServer, type CallPeer } from './voiceHelpers.ts';
+import { callPair, startPeer, startVoiceServer, VoiceLab, type CallPeer } from './voiceHelpers.ts';
 
 let env: Awaited<ReturnType<typeof startVoiceServer>>;
 const guests: Guest[] = [];
@@ -19,8 +19,8 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function pair(transports?: Parameters<typeof callPair>[1]) {
-  const p = await callPair(env, transports);
+async function pair(transports?: Parameters<typeof callPair>[1], extra?: Parameters<typeof callPair>[2]) {
+  const p = await callPair(env, transports, extra);
   guests.push(...p.guests);
   return p;
 }
@@ -118,11 +118,49 @@ describe('lobby calls', { timeout: 30_000 }, () => {
     alice.lab.blocked = false;
     await waitFor(() => alice.call.getStatus() === CallStatus.Connected, 'alice connected again', 10_000);
     expect(alice.statuses.slice(-2)).toEqual([CallStatus.Reconnecting, CallStatus.Connected]);
+    expect(alice.guest.logs.some((line) => line.includes('voice session resumed'))).toBe(true);
     expect(alice.statuses).not.toContain(CallStatus.Disconnected);
     bob.recorder.clear();
     alice.call.pushCapturedAudio(tone(440, 1));
     await waitFor(() => bob.recorder.loudFrames(from) >= 20, 'audio after the cut');
     expect(spectralPeak(bob.recorder.samplesOf(from, 5))).toBe(440);
+  });
+
+  it('a lasting cut ends the call in Disconnected with SignalingUnexpectedClose', async () => {
+    const { alice } = await pair(['websocket'], { voice: { reconnectTimeoutMs: 1500 } });
+    const ended: [number, number][] = [];
+    alice.call.on('statusChanged', (status, error) => status === CallStatus.Disconnected && ended.push([status, error]));
+    alice.lab.blocked = true;
+    alice.lab.cutAll();
+    await waitFor(() => ended.length > 0, 'the call gives up', 10_000);
+    expect(ended[0]![1]).toBe(CallError.SignalingUnexpectedClose);
+    expect(alice.statuses).toContain(CallStatus.Reconnecting);
+    expect(alice.call.isValid()).toBe(false);
+    expect(alice.guest.client.getCall(alice.call.lobbyId)).toBeUndefined();
+  });
+
+  it('what happens during a cut is replayed on resume: a newcomer is heard afterwards', async () => {
+    const { alice, bob, lobbyId, secret } = await pair(['websocket']);
+    alice.lab.blocked = true;
+    alice.lab.cutAll();
+    await waitFor(() => alice.call.getStatus() === CallStatus.Reconnecting, 'alice reconnecting');
+    // Carol joins the call while Alice is away: op 11 and the MLS commit wait in Alice's buffer.
+    const carolLab = new VoiceLab();
+    const carolGuest = await connectGuest(env, undefined, { voice: { transports: ['websocket'], webSocket: carolLab.ctor as never } });
+    guests.push(carolGuest);
+    await carolGuest.client.createOrJoinLobby(secret);
+    const carol = startPeer(carolGuest, lobbyId, carolLab);
+    await waitFor(() => carol.call.getStatus() === CallStatus.Connected, 'carol connected');
+    await sleep(500);
+    alice.lab.blocked = false;
+    await waitFor(() => alice.call.getStatus() === CallStatus.Connected, 'alice back', 10_000);
+    // Back through Resume (op 7 -> op 9 and the replay), not a new session.
+    expect(alice.guest.logs.some((line) => line.includes('voice session resumed'))).toBe(true);
+    await waitFor(() => carol.call.isE2eeReady(), 'carol has keys', 10_000);
+    expect(alice.call.getParticipants().sort()).toEqual([alice.guest.userId, bob.guest.userId, carolGuest.userId].sort());
+    carol.call.pushCapturedAudio(tone(440, 1.5));
+    await waitFor(() => alice.recorder.loudFrames(carolGuest.userId) >= 20, 'alice hears carol', 10_000);
+    expect(spectralPeak(alice.recorder.samplesOf(carolGuest.userId, 5))).toBe(440);
   });
 
   it('the relay forwards only DAVE frames: never the Opus payload in the clear', async () => {
