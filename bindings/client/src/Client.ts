@@ -24,6 +24,10 @@ import {
 } from '@social-layer/protocol';
 import type { VoiceServerUpdate, VoiceState } from '@social-layer/protocol';
 import { ClientResultError } from './ClientResultError.ts';
+import type { AuthorizationArgs, AuthorizationCodeVerifier, DeviceAuthorizationArgs } from './auth/AuthorizationArgs.ts';
+import type { AuthorizationResult, AuthorizeOpener } from './auth/authorizeFlow.ts';
+import { ClientAuth, type ChildTokenResult, type DeviceScreen } from './auth/ClientAuth.ts';
+import { AUTHORIZE_REQUEST_EVENT } from '@social-layer/protocol';
 import { ClientState } from './ClientState.ts';
 import { EventHub } from './EventHub.ts';
 import type { ClientEventName, ClientEvents, Unsubscribe } from './events.ts';
@@ -88,6 +92,8 @@ const LOBBY_EVENT_NAMES: Record<number, LobbyEventName | MemberEventName> = {
  */
 export class Client {
   private readonly http: HttpApi;
+  private readonly auth: ClientAuth;
+  private authorizeRequestCallback: (() => void) | null = null;
   private readonly logger = new Logger();
   private readonly events: EventHub<ClientEvents>;
   private readonly state = new ClientState();
@@ -115,6 +121,7 @@ export class Client {
     const apiBase = (options.apiBase ?? defaultApiBase()).replace(/\/+$/, '');
     const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.http = new HttpApi(apiBase, fetchImpl, this.logger);
+    this.auth = new ClientAuth({ http: this.http, logger: this.logger, apiBase, applicationId: () => this.applicationId });
     if (options.httpTimeoutMs !== undefined) this.setHttpRequestTimeout(options.httpTimeoutMs);
     this.applicationId = options.applicationId;
     this.events = new EventHub<ClientEvents>(options.queueEvents === true, (event, error) =>
@@ -315,6 +322,97 @@ export class Client {
       auth: true,
     });
     this.rememberUser(user, true);
+  }
+
+  // ---- account linking (OAuth2; bindings/client/src/auth/) --------------------------------
+
+  /** A PKCE pair: pass `.challenge()` to AuthorizationArgs.setCodeChallenge, `.verifier()` to getToken. */
+  createAuthorizationCodeVerifier(): AuthorizationCodeVerifier {
+    return this.auth.createAuthorizationCodeVerifier();
+  }
+
+  /**
+   * Opens the platform's authorize page (a popup in browsers; `setAuthorizeOpener` elsewhere)
+   * and resolves with the code and redirect URI. Rejects with Aborted when the user cancels,
+   * AuthorizationFailed when the server refuses or the state does not match.
+   */
+  authorize(args: AuthorizationArgs): Promise<AuthorizationResult> {
+    this.ensureAlive();
+    return this.auth.authorize(args);
+  }
+
+  abortAuthorize(): void {
+    this.auth.abortAuthorize();
+  }
+
+  /** How authorize() shows the page: receives the URL, resolves with the URL the browser was sent back to. */
+  setAuthorizeOpener(opener: AuthorizeOpener | null): void {
+    this.auth.opener = opener ?? undefined;
+  }
+
+  /** What getTokenFromDevice shows the player (the user code and where to enter it). */
+  setAuthorizeDeviceScreen(screen: DeviceScreen | null): void {
+    this.auth.deviceScreen = screen ?? undefined;
+  }
+
+  getToken(applicationId: string, code: string, codeVerifier: string, redirectUri: string): Promise<TokenExchangeResult> {
+    this.ensureAlive();
+    return this.auth.getToken(applicationId, code, codeVerifier, redirectUri);
+  }
+
+  getTokenFromDevice(args: DeviceAuthorizationArgs): Promise<TokenExchangeResult> {
+    this.ensureAlive();
+    return this.auth.getTokenFromDevice(args);
+  }
+
+  abortGetTokenFromDevice(): void {
+    this.auth.abortGetTokenFromDevice();
+  }
+
+  /** getToken that also merges the provisional account of the external identity into the full account. */
+  getTokenFromProvisionalMerge(applicationId: string, code: string, codeVerifier: string, redirectUri: string, externalAuthType: AuthenticationExternalAuthType, externalAuthToken: string): Promise<TokenExchangeResult> {
+    this.ensureAlive();
+    return this.auth.getTokenFromProvisionalMerge(applicationId, code, codeVerifier, redirectUri, externalAuthType, externalAuthToken);
+  }
+
+  getTokenFromDeviceProvisionalMerge(args: DeviceAuthorizationArgs, externalAuthType: AuthenticationExternalAuthType, externalAuthToken: string): Promise<TokenExchangeResult> {
+    this.ensureAlive();
+    return this.auth.getTokenFromDeviceProvisionalMerge(args, externalAuthType, externalAuthToken);
+  }
+
+  /** A new access and refresh token; the old pair stops working. A deleted token gives AuthorizationFailed `invalid_grant`. */
+  refreshToken(applicationId: string, refreshToken: string): Promise<TokenExchangeResult> {
+    this.ensureAlive();
+    return this.auth.refreshToken(applicationId, refreshToken);
+  }
+
+  /** Revokes every token of the user for the application (sign out everywhere). */
+  revokeToken(applicationId: string, token: string): Promise<void> {
+    this.ensureAlive();
+    return this.auth.revokeToken(applicationId, token);
+  }
+
+  exchangeChildToken(parentApplicationToken: string, childApplicationId: string): Promise<ChildTokenResult> {
+    this.ensureAlive();
+    return this.auth.exchangeChildToken(parentApplicationToken, childApplicationId);
+  }
+
+  unmergeIntoProvisionalAccount(applicationId: string, externalAuthType: AuthenticationExternalAuthType, externalAuthToken: string): Promise<void> {
+    this.ensureAlive();
+    return this.auth.unmergeIntoProvisionalAccount(applicationId, externalAuthType, externalAuthToken);
+  }
+
+  /**
+   * AUTHORIZE_REQUEST: the platform asks the game to start its account-link flow; the callback
+   * should start it as if the player clicked "link". The registration lives on the client, so it
+   * holds across disconnects and reconnects.
+   */
+  registerAuthorizeRequestCallback(callback: () => void): void {
+    this.authorizeRequestCallback = callback;
+  }
+
+  removeAuthorizeRequestCallback(): void {
+    this.authorizeRequestCallback = null;
   }
 
   // ---- connection -------------------------------------------------------------------------
@@ -744,6 +842,11 @@ export class Client {
       case DispatchEvent.Ready:
         this.onReady(data as ReadyData);
         return;
+      case AUTHORIZE_REQUEST_EVENT: {
+        const callback = this.authorizeRequestCallback;
+        if (callback) queueMicrotask(() => callback());
+        return;
+      }
       case DispatchEvent.Resumed:
         return;
       case DispatchEvent.LobbyCreate:

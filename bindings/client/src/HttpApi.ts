@@ -25,7 +25,7 @@ export class HttpApi {
 
   constructor(
     readonly apiBase: string,
-    private readonly fetchImpl: FetchLike,
+    readonly fetchImpl: FetchLike,
     private readonly logger: Logger,
   ) {}
 

@@ -46,3 +46,8 @@ export { VoiceStateHandle } from './voice/VoiceStateHandle.ts';
 export type { AudioDevice } from './voice/audio/AudioEngine.ts';
 export type { VoiceOptions } from './voice/VoiceManager.ts';
 export type { OpusCodecFactory, OpusDecoder, OpusEncoder } from './voice/codec/OpusCodec.ts';
+// Account linking (OAuth2): value classes, the authorize opener type and token results.
+export { AuthorizationArgs, AuthorizationCodeChallenge, AuthorizationCodeVerifier, DeviceAuthorizationArgs } from './auth/AuthorizationArgs.ts';
+export { popupOpener, type AuthorizationResult, type AuthorizeOpener } from './auth/authorizeFlow.ts';
+export type { ChildTokenResult, DeviceScreen } from './auth/ClientAuth.ts';
+export { AuthenticationCodeChallengeMethod, IntegrationType } from '@social-layer/protocol';

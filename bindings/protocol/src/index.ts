@@ -8,3 +8,4 @@ export * from './voice.ts';
 export * from './socialEnums.ts';
 export * from './socialLimits.ts';
 export * from './socialWire.ts';
+export * from './auth.ts';

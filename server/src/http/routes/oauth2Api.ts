@@ -6,7 +6,10 @@ import { KNOWN_SCOPES } from '../../oauth2/scopes.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { userToWire } from '../../storage/UserRepo.ts';
 import { ApiError, Errors } from '../ApiError.ts';
-import { authenticate, requireBearer } from '../auth.ts';
+import { authenticate, requireBearer, requireBot } from '../auth.ts';
+import { object, parse, snowflake } from '../validate.ts';
+import { userTopic } from '../../events/EventBus.ts';
+import { AUTHORIZE_REQUEST_EVENT } from '@social-layer/protocol';
 
 const TOKEN_LIMIT = { config: { rateLimit: { bucket: 'oauth2.token', limit: 120, windowMs: 60_000 } } };
 
@@ -98,6 +101,20 @@ export function oauth2ApiRoutes(app: FastifyInstance, ctx: ServerContext): void 
     const user = await ctx.store.users.get(p.userId);
     if (!user) throw Errors.unauthorized();
     return { sub: user.id, preferred_username: user.username, name: user.global_name ?? user.username };
+  });
+
+  /**
+   * AUTHORIZE_REQUEST (spec, Events): the game's backend (Bot token) asks the game running for a
+   * user to start its account-link flow, e.g. from a "link your account" button on its website.
+   * Delivered to that user's Gateway sessions of the application; the client fires the callback
+   * registered with registerAuthorizeRequestCallback.
+   */
+  app.post('/api/v10/applications/@me/authorize-requests', { config: { rateLimit: { bucket: 'authorize-requests', limit: 30, windowMs: 60_000 } } }, async (req, reply) => {
+    const bot = requireBot(await authenticate(req, ctx.store));
+    const body = parse(object({ user_id: { check: snowflake, required: true } }), req.body);
+    if (!(await ctx.store.users.get(body.user_id))) throw Errors.unknownUser();
+    ctx.bus.publish(userTopic(bot.applicationId, body.user_id), { t: AUTHORIZE_REQUEST_EVENT, json: '{}' });
+    return reply.code(204).send();
   });
 
   /** Needs the guilds scope (spec, Authentication 2). There are no servers (guilds) yet: an empty list. */
