@@ -163,6 +163,31 @@ describe('lobby calls', { timeout: 30_000 }, () => {
     expect(spectralPeak(alice.recorder.samplesOf(carolGuest.userId, 5))).toBe(440);
   });
 
+  it('a cut longer than the resume window: the call joins again by itself (new token) and audio flows', async () => {
+    const shortEnv = await startVoiceServer({ voiceResumeWindowMs: 300 });
+    try {
+      const p = await callPair(shortEnv, ['websocket']);
+      guests.push(...p.guests);
+      const { alice, bob } = p;
+      alice.lab.blocked = true;
+      alice.lab.cutAll();
+      await waitFor(() => alice.call.getStatus() === CallStatus.Reconnecting, 'alice reconnecting');
+      await sleep(1000);
+      alice.lab.blocked = false;
+      await waitFor(() => alice.call.getStatus() === CallStatus.Connected, 'alice back', 15_000);
+      expect(alice.statuses).not.toContain(CallStatus.Disconnected);
+      expect(alice.guest.logs.some((line) => line.includes('joining again'))).toBe(true);
+      await waitFor(() => alice.call.isE2eeReady() && bob.call.isE2eeReady(), 'keys again', 10_000);
+      bob.recorder.clear();
+      alice.call.pushCapturedAudio(tone(440, 1.5));
+      await waitFor(() => bob.recorder.loudFrames(alice.guest.userId) >= 20, 'bob hears alice again', 10_000);
+      expect(spectralPeak(bob.recorder.samplesOf(alice.guest.userId, 5))).toBe(440);
+    } finally {
+      for (const g of guests.splice(-2)) await g.client.destroy();
+      await shortEnv.close();
+    }
+  });
+
   it('the relay forwards only DAVE frames: never the Opus payload in the clear', async () => {
     const { alice, bob, lobbyId } = await pair(['udp']);
     const relay = env.server.voice.relayOf(lobbyId);
