@@ -10,8 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import WebSocket, { WebSocketServer } from 'ws';
+import type WebSocket from 'ws';
 import { startServer } from '@social-layer/server';
+import { apiJson, measureRawBroadcast, measureRounds, openGatewaySession, paddedFrame, type FanoutSample } from './fanout.ts';
 import { nowMs, percentile } from './stats.ts';
 import type { BenchResult } from './types.ts';
 
@@ -19,32 +20,7 @@ const FRIENDS = Number(process.env.BENCH_FRIENDS ?? 500);
 const WARMUP = 20;
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 200);
 
-async function json(method: string, url: string, token: string | null, body?: unknown): Promise<any> {
-  const res = await fetch(url, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
-  return res.status === 204 ? undefined : res.json();
-}
-
-/** Opens a Gateway session and resolves at READY; `onDispatch` sees every later dispatch. */
-function openSession(wsUrl: string, token: string, onDispatch: (t: string, d: any, text: string) => void): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(wsUrl);
-    socket.on('error', reject);
-    socket.on('message', (data) => {
-      const text = data.toString();
-      const f = JSON.parse(text);
-      if (f.op === 10) socket.send(JSON.stringify({ op: 2, d: { token, properties: { os: 'linux', browser: 'bench', device: 'bench' } } }));
-      else if (f.t === 'READY') resolve(socket);
-      else if (f.op === 0) onDispatch(f.t, f.d, text);
-    });
-  });
-}
-
-async function measureOurs(): Promise<{ receipts: number[]; lastReceipts: number[]; frameBytes: number }> {
+async function measureOurs(): Promise<FanoutSample & { frameBytes: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));
   const server = await startServer({ port: 0, dataDir: dir, serveSamples: false, logLevel: 'error', heartbeatIntervalMs: 600_000, rateLimits: false });
   const sockets: WebSocket[] = [];
@@ -53,8 +29,8 @@ async function measureOurs(): Promise<{ receipts: number[]; lastReceipts: number
     const api = `${server.url}/api/v10`;
     const wsUrl = `${server.url.replace('http', 'ws')}/gateway?v=10&encoding=json`;
     const guest = async () => {
-      const t = await json('POST', `${api}/partner-sdk/token`, null, { client_id: app.id, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
-      const me = await json('GET', `${api}/users/@me`, t.access_token);
+      const t = await apiJson('POST', `${api}/partner-sdk/token`, null, { client_id: app.id, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
+      const me = await apiJson('GET', `${api}/users/@me`, t.access_token);
       return { token: t.access_token as string, id: me.id as string };
     };
     const host = await guest();
@@ -71,47 +47,37 @@ async function measureOurs(): Promise<{ receipts: number[]; lastReceipts: number
     });
 
     let frameBytes = 0;
-    let onState: ((state: string, at: number) => void) | undefined;
+    const receipt: { handler?: (key: string, at: number) => void } = {};
     await Promise.all(
       friends.map((f) =>
-        openSession(wsUrl, f.token, (t, d, text) => {
+        openGatewaySession(wsUrl, f.token, (t, d, text) => {
           if (t !== 'PRESENCE_UPDATE' || d.user.id !== host.id) return;
           const state = d.activities[0]?.state;
           if (typeof state !== 'string') return;
           frameBytes = text.length;
-          onState?.(state, nowMs());
+          receipt.handler?.(state, nowMs());
         }).then((s) => sockets.push(s)),
       ),
     );
-    sockets.push(await openSession(wsUrl, host.token, () => {}));
+    sockets.push(await openGatewaySession(wsUrl, host.token, () => {}));
 
-    const receipts: number[] = [];
-    const lastReceipts: number[] = [];
-    for (let i = 0; i < WARMUP + UPDATES; i++) {
-      const state = `Round ${i}`;
-      const times: number[] = [];
-      const done = new Promise<void>((resolve) => {
-        onState = (s, at) => {
-          if (s !== state) return;
-          times.push(at);
-          if (times.length === FRIENDS) resolve();
-        };
-      });
-      const t0 = nowMs();
-      await json('PUT', `${api}/users/@me/activities`, host.token, {
-        type: 0,
-        state,
-        details: 'Capture the flag',
-        party: { id: 'bench-party', size: [1 + (i % 4), 4] },
-        assets: { large_image: 'map-forest' },
-      });
-      await done;
-      if (i >= WARMUP) {
-        for (const t of times) receipts.push(t - t0);
-        lastReceipts.push(Math.max(...times) - t0);
-      }
-    }
-    return { receipts, lastReceipts, frameBytes };
+    const sample = await measureRounds({
+      receivers: FRIENDS,
+      warmup: WARMUP,
+      rounds: UPDATES,
+      receipt,
+      key: (i) => `Round ${i}`,
+      trigger: async (i, state) => {
+        await apiJson('PUT', `${api}/users/@me/activities`, host.token, {
+          type: 0,
+          state,
+          details: 'Capture the flag',
+          party: { id: 'bench-party', size: [1 + (i % 4), 4] },
+          assets: { large_image: 'map-forest' },
+        });
+      },
+    });
+    return { ...sample, frameBytes };
   } finally {
     for (const s of sockets) s.terminate();
     await server.close();
@@ -119,57 +85,16 @@ async function measureOurs(): Promise<{ receipts: number[]; lastReceipts: number
   }
 }
 
-async function measureRawWs(frameBytes: number): Promise<{ receipts: number[]; lastReceipts: number[] }> {
-  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-  await new Promise<void>((r) => wss.once('listening', () => r()));
-  const port = (wss.address() as { port: number }).port;
-  let onState: ((state: string, at: number) => void) | undefined;
-  const clients: WebSocket[] = [];
-  const accepted = new Promise<void>((resolve) => {
-    let n = 0;
-    wss.on('connection', () => {
-      if (++n === FRIENDS) resolve();
-    });
+function measureRawWs(frameBytes: number): Promise<FanoutSample> {
+  return measureRawBroadcast({
+    sockets: FRIENDS,
+    warmup: WARMUP,
+    rounds: UPDATES,
+    key: (i) => `Round ${i}`,
+    frame: (i, state) =>
+      paddedFrame({ op: 0, t: 'PRESENCE_UPDATE', s: i + 1, d: { user: { id: '1' }, status: 'online', activities: [{ state }], pad: '' } } as { d: { pad: string } }, frameBytes),
+    extract: (f) => f.d.activities[0].state,
   });
-  for (let i = 0; i < FRIENDS; i++) {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}`);
-    ws.on('message', (data) => {
-      const f = JSON.parse(data.toString());
-      onState?.(f.d.activities[0].state, nowMs());
-    });
-    clients.push(ws);
-  }
-  await accepted;
-  const receipts: number[] = [];
-  const lastReceipts: number[] = [];
-  try {
-    for (let i = 0; i < WARMUP + UPDATES; i++) {
-      const state = `Round ${i}`;
-      // Same envelope and size as our dispatch frame, so both sides move the same bytes.
-      const base = { op: 0, t: 'PRESENCE_UPDATE', s: i + 1, d: { user: { id: '1' }, status: 'online', activities: [{ state }], pad: '' } };
-      base.d.pad = 'x'.repeat(Math.max(0, frameBytes - JSON.stringify(base).length));
-      const frame = JSON.stringify(base);
-      const times: number[] = [];
-      const done = new Promise<void>((resolve) => {
-        onState = (s, at) => {
-          if (s !== state) return;
-          times.push(at);
-          if (times.length === FRIENDS) resolve();
-        };
-      });
-      const t0 = nowMs();
-      for (const ws of wss.clients) ws.send(frame);
-      await done;
-      if (i >= WARMUP) {
-        for (const t of times) receipts.push(t - t0);
-        lastReceipts.push(Math.max(...times) - t0);
-      }
-    }
-  } finally {
-    for (const c of clients) c.terminate();
-    await new Promise<void>((r) => wss.close(() => r()));
-  }
-  return { receipts, lastReceipts };
 }
 
 export default async function presenceFanout(): Promise<BenchResult> {
