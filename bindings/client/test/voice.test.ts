@@ -234,6 +234,25 @@ describe('lobby calls', { timeout: 30_000 }, () => {
     await waitFor(() => changes.some(([l, u, added]) => l === lobbyId && u === bob.guest.userId && !added), 'carol sees bob leave');
   });
 
+  it('with queueEvents, call events wait for runCallbacks (the last ones of an ended call too)', async () => {
+    const solo = await connectGuest(env, undefined, { queueEvents: true });
+    guests.push(solo);
+    solo.client.runCallbacks();
+    const lobbyId = await solo.client.createOrJoinLobby(`solo-${Date.now()}`);
+    const call = solo.client.startCall(lobbyId)!;
+    expect(solo.client.startCall(lobbyId)).toBeUndefined();
+    const seen: number[] = [];
+    call.on('statusChanged', (status) => seen.push(status));
+    await waitFor(() => call.getStatus() === CallStatus.Connected, 'connected');
+    expect(seen).toEqual([]);
+    solo.client.runCallbacks();
+    expect(seen).toEqual([CallStatus.Joining, CallStatus.Connecting, CallStatus.SignalingConnected, CallStatus.Connected]);
+    await solo.client.endCall(lobbyId);
+    expect(seen.at(-1)).toBe(CallStatus.Connected);
+    solo.client.runCallbacks();
+    expect(seen.slice(-2)).toEqual([CallStatus.Disconnecting, CallStatus.Disconnected]);
+  });
+
   it('a call in a lobby we are not in is refused with Forbidden', async () => {
     const { lobbyId } = await pair(['udp']);
     const dave = await connectGuest(env);

@@ -14,9 +14,9 @@ export class CallInfoHandle {
     return this.lobbyId;
   }
 
-  /** Lobby calls have no guild: '0', as the native SDK's 0. */
+  /** As Call.getGuildId: the header documents both as the lobby ID. */
   guildId(): string {
-    return '0';
+    return this.lobbyId;
   }
 
   getParticipants(): string[] {

@@ -360,6 +360,10 @@ export class VoiceConnection {
   // ---- session setup ---------------------------------------------------------------------
 
   private async onReady(ready: VoiceReady): Promise<void> {
+    if (!Number.isInteger(ready?.ssrc) || ready.ssrc < 0 || ready.ssrc > 0xffffffff || typeof ready.ip !== 'string' || !Number.isInteger(ready.port)) {
+      this.end(VoiceCloseCode.BadRequest, 'malformed Ready', false, false, false);
+      return;
+    }
     this.ready = ready;
     this.reachedReady = true;
     this.pipeline.setSsrc(ready.ssrc);

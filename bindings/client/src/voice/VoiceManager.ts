@@ -59,6 +59,8 @@ export interface VoiceManagerHost {
 export class VoiceManager {
   readonly states = new VoiceStates();
   private readonly calls = new Map<string, Call>();
+  /** Calls that ended since the last runCallbacks(): their last events may still be queued. */
+  private readonly endedCalls: Call[] = [];
   private readonly audio = new AudioEngine();
   private inputVolume = 100;
   private outputVolume = 100;
@@ -105,6 +107,7 @@ export class VoiceManager {
   }
 
   runCallbacks(): void {
+    for (const call of this.endedCalls.splice(0)) call.runCallbacks();
     for (const call of this.calls.values()) call.runCallbacks();
   }
 
@@ -244,6 +247,7 @@ export class VoiceManager {
       transports: (ready, events, mediaUrl) => this.transports(ready, events, mediaUrl),
       ended: (call) => {
         if (manager.calls.get(call.lobbyId) === call) manager.calls.delete(call.lobbyId);
+        if (host.queueEvents) manager.endedCalls.push(call);
       },
       attachAudio: (call: Call, pipeline: MediaPipeline) => this.audio.attach(call, pipeline),
       detachAudio: (call: Call) => this.audio.detach(call),
