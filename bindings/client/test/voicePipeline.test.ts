@@ -6,7 +6,7 @@ import { HashRatchet, TransportMode } from '@social-layer/core-wasm';
 import { AudioModeType } from '../src/index.ts';
 import { opusScriptCodec } from '../src/voice/codec/OpusScriptCodec.ts';
 import { MediaPipeline, type PipelineHost } from '../src/voice/MediaPipeline.ts';
-import { Recorder, rms, spectralPeak, tone } from './voiceAudio.ts';
+import { Recorder, concat as concatFrames, rms, spectralPeak, tone } from './voiceAudio.ts';
 import { sleep, waitFor } from './helpers.ts';
 
 const KEY = new Uint8Array(32).fill(7);
@@ -146,5 +146,29 @@ describe('media pipeline', { timeout: 20_000 }, () => {
     await waitFor(() => speaking.includes('1:false') && speaking.includes('op5:false'), 'speaking stops');
     expect(speaking).toContain('1:true');
     expect(speaking).toContain('op5:true');
+  });
+
+  it('input volume scales what is sent; output volume scales the mix', async () => {
+    const { alice, bob, recorder } = await pair();
+    const mixed: Int16Array[] = [];
+    bob.onMixed = (frame) => mixed.push(frame.slice());
+    alice.pushCapturedAudio(tone(440, 0.6));
+    await waitFor(() => recorder.framesOf('1') >= 25, 'reference audio');
+    const heardFull = rms(recorder.samplesOf('1', 8).subarray(0, 960 * 12));
+    const mixedFull = rms(concatFrames(mixed.slice(8, 20)));
+    await sleep(400);
+    recorder.clear();
+    mixed.length = 0;
+    alice.setInputVolume(50);
+    bob.setOutputVolume(200);
+    alice.pushCapturedAudio(tone(440, 0.6));
+    await waitFor(() => recorder.framesOf('1') >= 25, 'scaled audio');
+    const heardHalf = rms(recorder.samplesOf('1', 8).subarray(0, 960 * 12));
+    const mixedAfter = rms(concatFrames(mixed.slice(8, 20)));
+    // Input at 50 halves what arrives; output at 200 doubles it again in the mix.
+    expect(heardHalf / heardFull).toBeGreaterThan(0.4);
+    expect(heardHalf / heardFull).toBeLessThan(0.6);
+    expect(mixedAfter / mixedFull).toBeGreaterThan(0.85);
+    expect(mixedAfter / mixedFull).toBeLessThan(1.15);
   });
 });

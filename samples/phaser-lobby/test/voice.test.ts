@@ -113,6 +113,17 @@ describe('phaser-lobby voice in Chromium', () => {
       await expect.poll(() => callState(page), { timeout: 30_000 }).toMatchObject({ status: 4, e2ee: true });
     }
     await expect.poll(() => a.locator('#voice-hint').textContent(), { timeout: 10_000 }).toBe('Hold V to talk');
+    // Chromium's fake devices are listed; the current ones are the defaults.
+    const devices = await a.evaluate(async () => {
+      const client = window.__socialLayerSample.client!;
+      return {
+        inputs: await client.getInputDevices(),
+        outputs: await client.getOutputDevices(),
+        input: await client.getCurrentInputDevice(),
+      };
+    });
+    expect(devices.inputs.length).toBeGreaterThan(0);
+    expect(devices.input.id).toBe('default');
 
     // Released: nothing goes out, B's speakers stay silent.
     await a.waitForTimeout(1500);
