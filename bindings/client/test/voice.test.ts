@@ -199,6 +199,8 @@ describe('lobby calls', { timeout: 30_000 }, () => {
     alice.call.pushCapturedAudio(tone(440, 0.6));
     await waitFor(() => bob.recorder.loudFrames(alice.guest.userId) >= 15, 'audio through the relay');
     relay!.onForward = null;
+    // Every packet was accepted: SSRCs are announced (op 5) before the first packet.
+    expect(relay!.stats.dropped).toBe(0);
     const media = forwarded.filter((f) => !(f.length === 3 && f[0] === 0xf8));
     expect(media.length).toBeGreaterThan(10);
     for (const frame of media) expect([frame.at(-2), frame.at(-1)]).toEqual([0xfa, 0xfa]);

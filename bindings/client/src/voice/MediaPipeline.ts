@@ -93,6 +93,8 @@ export class MediaPipeline {
   playbackLevel = 0;
   /** Mixed output of everyone, each 20 ms that has any (browser playback). */
   onMixed: ((mixed: Int16Array) => void) | undefined;
+  /** A frame failed somewhere on the clock (logged by the call; the clock keeps going). */
+  onError: ((error: unknown) => void) | undefined;
 
   private readonly clock: FrameClock;
   private readonly capture: CaptureQueue;
@@ -120,6 +122,8 @@ export class MediaPipeline {
   private selfMute = false;
   private readonly gains = new Map<string, number>();
   private readonly localMutes = new Set<string>();
+  private readonly mixList: number[] = [];
+  private readonly receivedOut = { shouldMute: false };
   private destroyed = false;
   /** Media flows only while the call has a transport and keys (set by the call). */
   connected = false;
@@ -269,7 +273,6 @@ export class MediaPipeline {
       this.onError?.(error);
     }
   }
-  onError: ((error: unknown) => void) | undefined;
 
   private sendTick(): void {
     const frame = this.capture.take();
@@ -396,7 +399,6 @@ export class MediaPipeline {
       this.onMixed(this.mixer.mix(mix) as Int16Array);
     }
   }
-  private readonly mixList: number[] = [];
 
   private pull(stream: ReceiveStream): void {
     const result = stream.jitter.pop();
@@ -438,8 +440,6 @@ export class MediaPipeline {
     stream.idleTicks = 0;
     this.host.playing(stream.userId, false);
   }
-
-  private readonly receivedOut = { shouldMute: false };
 
   private deliver(stream: ReceiveStream, pcm: Int16Array): void {
     if (stream.destroyed || this.deaf || stream.localMute) return;

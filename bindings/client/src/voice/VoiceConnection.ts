@@ -425,10 +425,11 @@ export class VoiceConnection {
     this.reconnectingSince = 0;
     if (this.deadline !== undefined) clearTimeout(this.deadline);
     this.deadline = undefined;
-    // Speaking must be announced again after a reconnect before media is accepted.
+    // Announce our SSRC now (op 5, speaking or not): the relay accepts media only after it, and
+    // receivers learn who the SSRC is before the first packet (UDP may overtake the socket).
     this.speakingSent = -1;
     this.pipeline.connected = true;
-    if (this.pipeline.isTalking) this.setSpeaking(true);
+    this.setSpeaking(this.pipeline.isTalking);
     this.transition(VoiceConnectionStatus.Connected);
   }
 
