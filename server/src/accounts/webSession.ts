@@ -60,12 +60,16 @@ export function isSecure(ctx: ServerContext, req: FastifyRequest): boolean {
   return ctx.publicHttpUrl(req.raw).startsWith('https:');
 }
 
-/** Headers of every platform page: no framing (the consent page must not be clickjacked), no caching, no scripts. */
+/**
+ * Headers of every platform page: no framing (the consent page must not be clickjacked), no
+ * caching, no scripts. The referrer policy is same-origin, not no-referrer: with no-referrer
+ * browsers send `Origin: null` on form posts, which the Origin check would refuse.
+ */
 export function pageHeaders(reply: FastifyReply): FastifyReply {
   return reply
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .header('x-frame-options', 'DENY')
     .header('content-security-policy', "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'")
-    .header('referrer-policy', 'no-referrer');
+    .header('referrer-policy', 'same-origin');
 }

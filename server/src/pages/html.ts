@@ -39,7 +39,7 @@ export function page(title: string, body: Html, opts: { wide?: boolean } = {}): 
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${esc(title)} · Social Layer</title>
 <link rel="stylesheet" href="/assets/platform.css">
 </head>
