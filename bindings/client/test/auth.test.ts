@@ -42,8 +42,9 @@ const clientLog: string[] = [];
 const secrets = new Set<string>();
 const clients: Client[] = [];
 
-function keep<T extends Record<string, unknown>>(r: T): T {
-  for (const k of ['accessToken', 'refreshToken', 'idToken', 'code', 'verifier']) if (typeof r[k] === 'string' && r[k]) secrets.add(r[k] as string);
+function keep<T extends object>(r: T): T {
+  const fields = r as Record<string, unknown>;
+  for (const k of ['accessToken', 'refreshToken', 'idToken', 'code', 'verifier']) if (typeof fields[k] === 'string' && fields[k]) secrets.add(fields[k] as string);
   return r;
 }
 
@@ -108,7 +109,6 @@ async function linkedClient(login: string, shot?: string): Promise<{ client: Cli
   const context = await browser.newContext();
   const client = newClient();
   client.setAuthorizeOpener(browserOpener(context, login, 'allow', shot));
-  const verifier = keep({ verifier: client.createAuthorizationCodeVerifier().verifier() }).verifier;
   const v = client.createAuthorizationCodeVerifier();
   secrets.add(v.verifier());
   const args = new AuthorizationArgs();
@@ -117,7 +117,6 @@ async function linkedClient(login: string, shot?: string): Promise<{ client: Cli
   args.setNonce('nonce-123');
   const { code, redirectUri } = keep(await client.authorize(args));
   expect(redirectUri).toBe(`social-layer-${app.id}:/authorize/callback`);
-  void verifier;
   const tokens = keep(await client.getToken(app.id, code, v.verifier(), redirectUri));
   return { client, tokens, context };
 }
