@@ -18,7 +18,8 @@ function queryOf(req: FastifyRequest): URLSearchParams {
 function redirectHost(uri: string): string {
   try {
     const u = new URL(uri);
-    return u.host || `${u.protocol}`;
+    // Custom-scheme redirects (`<scheme>:/authorize/callback`) go back to the installed game.
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.host : 'the game';
   } catch {
     return uri;
   }
