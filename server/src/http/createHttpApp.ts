@@ -5,13 +5,13 @@ import { ApiError, Errors } from './ApiError.ts';
 import type { BucketRule } from './RateLimiter.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { lobbyRoutes } from './routes/lobbies.ts';
-import { accountPageRoutes } from './routes/accountPages.ts';
-import { oauth2ApiRoutes } from './routes/oauth2Api.ts';
-import { oauth2PageRoutes } from './routes/oauth2Pages.ts';
 import { directMessageRoutes } from './routes/dms.ts';
 import { inviteRoutes } from './routes/invites.ts';
 import { presenceRoutes } from './routes/presence.ts';
 import { relationshipRoutes } from './routes/relationships.ts';
+import { accountPageRoutes } from './routes/accountPages.ts';
+import { oauth2ApiRoutes } from './routes/oauth2Api.ts';
+import { oauth2PageRoutes } from './routes/oauth2Pages.ts';
 import { partnerSdkRoutes } from './routes/partnerSdk.ts';
 import { userRoutes } from './routes/users.ts';
 
@@ -76,12 +76,12 @@ export function createHttpApp(ctx: ServerContext): FastifyInstance {
   partnerSdkRoutes(app, ctx);
   userRoutes(app, ctx);
   lobbyRoutes(app, ctx);
-  accountPageRoutes(app, ctx);
-  oauth2PageRoutes(app, ctx);
-  oauth2ApiRoutes(app, ctx);
   relationshipRoutes(app, ctx);
   presenceRoutes(app, ctx);
   inviteRoutes(app, ctx);
   directMessageRoutes(app, ctx);
+  accountPageRoutes(app, ctx);
+  oauth2PageRoutes(app, ctx);
+  oauth2ApiRoutes(app, ctx);
   return app;
 }

@@ -1,5 +1,5 @@
-import { ActivityInviteRepo } from './ActivityInviteRepo.ts';
 import { AccountRepo } from './AccountRepo.ts';
+import { ActivityInviteRepo } from './ActivityInviteRepo.ts';
 import { ApplicationRepo } from './ApplicationRepo.ts';
 import type { OpenDatabase } from './database.ts';
 import { LobbyRepo } from './LobbyRepo.ts';

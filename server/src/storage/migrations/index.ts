@@ -1,7 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { m0001_initial } from './0001_initial.ts';
-import { m0003_accounts } from './0003_accounts.ts';
 import { m0002_social } from './0002_social.ts';
+import { m0003_accounts } from './0003_accounts.ts';
 
 /**
  * Schema migrations, one file each, written with kysely's schema builder so the same steps run
