@@ -103,6 +103,12 @@ export class VoiceConnection {
   private generation = 0;
   private reachedReady = false;
   private reconnectingSince = 0;
+  /** The socket is authenticated (Ready or Resumed seen on it). */
+  private sessionLive = false;
+  /** Gives up on one resume attempt whose socket hangs without an answer. */
+  private attemptTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Ends the connection when Reconnecting lasts longer than reconnectTimeoutMs. */
+  private reconnectDeadline: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     readonly server: VoiceServerInfo,
@@ -366,6 +372,7 @@ export class VoiceConnection {
     }
     this.ready = ready;
     this.reachedReady = true;
+    this.sessionLive = true;
     this.pipeline.setSsrc(ready.ssrc);
     this.transition(VoiceConnectionStatus.Signaling);
     void this.withDave(() => {});
@@ -423,6 +430,7 @@ export class VoiceConnection {
     if (this.current === VoiceConnectionStatus.Closed) return;
     this.attempt = 0;
     this.reconnectingSince = 0;
+    this.clearReconnectTimers();
     if (this.deadline !== undefined) clearTimeout(this.deadline);
     this.deadline = undefined;
     // Announce our SSRC now (op 5, speaking or not): the relay accepts media only after it, and
@@ -438,6 +446,7 @@ export class VoiceConnection {
   private onSocketClosed(code: number, reason: string): void {
     if (this.current === VoiceConnectionStatus.Closed) return;
     this.stopHeartbeat();
+    this.sessionLive = false;
     this.logger.info(`voice socket closed with ${code}${reason ? ` (${reason})` : ''}`);
     if (!this.reachedReady) {
       // Never authenticated: nothing to resume. A bad token, a refusal or no server at all.
@@ -466,6 +475,9 @@ export class VoiceConnection {
     this.pipeline.connected = false;
     if (this.current !== VoiceConnectionStatus.Reconnecting) {
       this.reconnectingSince = Date.now();
+      const timeout = this.options.reconnectTimeoutMs ?? 30_000;
+      // A watchdog as well as the check below: an attempt may hang without ever failing.
+      this.reconnectDeadline = setTimeout(() => this.end(code, `could not reconnect within ${timeout} ms: ${reason}`, false, false, false), timeout);
       this.transition(VoiceConnectionStatus.Reconnecting);
     }
     if (Date.now() - this.reconnectingSince > (this.options.reconnectTimeoutMs ?? 30_000)) {
@@ -482,17 +494,34 @@ export class VoiceConnection {
 
   private async retry(): Promise<void> {
     if (this.current !== VoiceConnectionStatus.Reconnecting) return;
-    if (!this.socket || this.socket.readyState > 1) {
-      this.openSocket(true);
+    if (this.sessionLive && this.socket?.readyState === 1) {
+      // The socket is fine: only the transport needs reopening.
+      await this.reopenTransport();
       return;
     }
-    // The socket is fine: only the transport needs reopening.
-    await this.reopenTransport();
+    const stale = this.socket;
+    this.socket = undefined;
+    if (stale) dropSocket(stale as never, 4000, 'retry');
+    this.openSocket(true);
+    // An attempt that neither fails nor resumes within 5 s is dropped and retried.
+    if (this.attemptTimer !== undefined) clearTimeout(this.attemptTimer);
+    this.attemptTimer = setTimeout(() => {
+      this.attemptTimer = undefined;
+      if (this.sessionLive || this.current !== VoiceConnectionStatus.Reconnecting) return;
+      const hung = this.socket;
+      this.socket = undefined;
+      this.generation++;
+      if (hung) dropSocket(hung as never, 4000, 'resume timed out');
+      this.lost('resume attempt timed out', 1006);
+    }, 5000);
   }
 
   private async onResumed(): Promise<void> {
     // Hello on the new socket restarted heartbeats; the transport may need reopening.
     this.logger.info('voice session resumed');
+    this.sessionLive = true;
+    if (this.attemptTimer !== undefined) clearTimeout(this.attemptTimer);
+    this.attemptTimer = undefined;
     await this.reopenTransport();
   }
 
@@ -510,7 +539,8 @@ export class VoiceConnection {
         return;
       }
     }
-    this.connected();
+    // The socket may have dropped again while the transport reopened.
+    if (this.sessionLive && this.current === VoiceConnectionStatus.Reconnecting) this.connected();
   }
 
   private end(code: number, reason: string, rejoinable: boolean, beforeReady: boolean, transportFailed: boolean): void {
@@ -527,6 +557,7 @@ export class VoiceConnection {
   private shutdown(): void {
     this.generation++;
     this.stopHeartbeat();
+    this.clearReconnectTimers();
     if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
     if (this.deadline !== undefined) clearTimeout(this.deadline);
     this.retryTimer = undefined;
@@ -534,6 +565,13 @@ export class VoiceConnection {
     this.pipeline.connected = false;
     this.transport?.close();
     this.transport = undefined;
+  }
+
+  private clearReconnectTimers(): void {
+    if (this.attemptTimer !== undefined) clearTimeout(this.attemptTimer);
+    if (this.reconnectDeadline !== undefined) clearTimeout(this.reconnectDeadline);
+    this.attemptTimer = undefined;
+    this.reconnectDeadline = undefined;
   }
 
   private stopHeartbeat(): void {
