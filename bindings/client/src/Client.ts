@@ -25,8 +25,9 @@ import {
 import type { VoiceServerUpdate, VoiceState } from '@social-layer/protocol';
 import { ClientResultError } from './ClientResultError.ts';
 import type { AuthorizationArgs, AuthorizationCodeVerifier, DeviceAuthorizationArgs } from './auth/AuthorizationArgs.ts';
-import type { AuthorizationResult, AuthorizeOpener } from './auth/authorizeFlow.ts';
-import { ClientAuth, type ChildTokenResult, type DeviceScreen } from './auth/ClientAuth.ts';
+import type { AuthorizationResult, AuthorizeOpener, PageOpener } from './auth/authorizeFlow.ts';
+import { ClientAuth, type ChildTokenResult, type CurrentUserResult, type DeviceScreen } from './auth/ClientAuth.ts';
+import { DEFAULT_TOKEN_EXPIRY_THRESHOLD_MS, type TokenExpirationCallback } from './auth/TokenExpiry.ts';
 import { AUTHORIZE_REQUEST_EVENT } from '@social-layer/protocol';
 import { ClientState } from './ClientState.ts';
 import { EventHub } from './EventHub.ts';
@@ -284,6 +285,7 @@ export class Client {
       auth: false,
     });
     this.applicationId ??= applicationId;
+    this.auth.expiry.saw(response.access_token, response.expires_in);
     return {
       accessToken: response.access_token,
       refreshToken: response.refresh_token ?? '',
@@ -304,6 +306,7 @@ export class Client {
     }
     if (typeof token !== 'string' || token.length === 0) throw ClientResultError.validation('token must be a non-empty string');
     this.http.token = token.replace(/^Bearer\s+/i, '');
+    this.auth.expiry.tokenUpdated(this.http.token);
   }
 
   /** True when a token is set, valid or not. */
@@ -413,6 +416,35 @@ export class Client {
 
   removeAuthorizeRequestCallback(): void {
     this.authorizeRequestCallback = null;
+  }
+
+  // ---- token checks and the account page (src/auth/ClientAuth.ts, src/auth/TokenExpiry.ts) ----
+
+  /**
+   * Fires once per token when the token last passed to updateToken has less than
+   * `nearExpiryMs` left (default one day) or has expired; never while disconnected. Refresh,
+   * then updateToken again. null removes it.
+   */
+  setTokenExpirationCallback(callback: TokenExpirationCallback | null, nearExpiryMs = DEFAULT_TOKEN_EXPIRY_THRESHOLD_MS): void {
+    if (!Number.isFinite(nearExpiryMs) || nearExpiryMs < 0) throw ClientResultError.validation('nearExpiryMs must be a non-negative number of milliseconds');
+    this.auth.expiry.setCallback(callback, nearExpiryMs);
+  }
+
+  /** Validates a token without connecting: the user it belongs to, or HTTPError 401. */
+  fetchCurrentUser(tokenType: AuthorizationTokenType, token: string): Promise<CurrentUserResult> {
+    this.ensureAlive();
+    return this.auth.fetchCurrentUser(tokenType, token);
+  }
+
+  /** Opens the platform's connected-games page; rejects without opening anything when not connected or provisional. */
+  openConnectedGamesSettingsInDiscord(): Promise<void> {
+    this.ensureAlive();
+    return this.auth.openConnectedGamesSettings(this.session.status === ClientStatus.Ready, this.getCurrentUserV2()?.isProvisional);
+  }
+
+  /** How openConnectedGamesSettingsInDiscord shows the page outside browsers (browsers use a popup). */
+  setAccountPageOpener(opener: PageOpener | null): void {
+    this.auth.pageOpener = opener ?? undefined;
   }
 
   // ---- connection -------------------------------------------------------------------------
@@ -818,6 +850,7 @@ export class Client {
   }
 
   private onStatusChanged(status: ClientStatus, error: ClientError, detail: number): void {
+    this.auth.expiry.statusChanged(status);
     if (status === ClientStatus.Disconnected) {
       // Without a session the lobby state would go stale unnoticed; READY rebuilds it.
       this.hadReady = false;

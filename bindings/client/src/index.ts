@@ -48,6 +48,7 @@ export type { VoiceOptions } from './voice/VoiceManager.ts';
 export type { OpusCodecFactory, OpusDecoder, OpusEncoder } from './voice/codec/OpusCodec.ts';
 // Account linking (OAuth2): value classes, the authorize opener type and token results.
 export { AuthorizationArgs, AuthorizationCodeChallenge, AuthorizationCodeVerifier, DeviceAuthorizationArgs } from './auth/AuthorizationArgs.ts';
-export { popupOpener, type AuthorizationResult, type AuthorizeOpener } from './auth/authorizeFlow.ts';
-export type { ChildTokenResult, DeviceScreen } from './auth/ClientAuth.ts';
+export { popupOpener, popupPageOpener, type AuthorizationResult, type AuthorizeOpener, type PageOpener } from './auth/authorizeFlow.ts';
+export type { ChildTokenResult, CurrentUserResult, DeviceScreen } from './auth/ClientAuth.ts';
+export { DEFAULT_TOKEN_EXPIRY_THRESHOLD_MS, type TokenExpirationCallback } from './auth/TokenExpiry.ts';
 export { AuthenticationCodeChallengeMethod, IntegrationType } from '@social-layer/protocol';

@@ -80,6 +80,7 @@ export class AccountService {
    */
   async deauthorize(applicationId: string, userId: string): Promise<void> {
     const affected = await this.tx((tx) => this.deauthorizeIn(tx, applicationId, userId));
+    this.log.debug('application deauthorized', { applicationId, userId, applications: affected.length });
     for (const app of affected) this.gateway?.closeUserSessions(userId, app);
   }
 
@@ -111,6 +112,7 @@ export class AccountService {
       }
       return this.deauthorizeIn(tx, applicationId, userId);
     });
+    this.log.debug('game unlinked', { applicationId, userId });
     for (const app of affected) this.gateway?.closeUserSessions(userId, app);
   }
 
@@ -191,6 +193,7 @@ export class AccountService {
     await tx.updateTable('external_identities').set({ user_id: fullUserId }).where('user_id', '=', source.id).execute();
     await this.store.tokens.revokeAll(tx, source.id);
     await tx.deleteFrom('users').where('id', '=', source.id).execute();
+    this.log.debug('provisional account merged', { applicationId, from: source.id, into: fullUserId, authType });
     return source.id;
   }
 
@@ -228,6 +231,8 @@ export class AccountService {
       await this.deauthorizeIn(tx, applicationId, user.id);
       return user.id;
     });
+    // The identity's kind only: its external ID can be a bot-issued player ID or a device ID.
+    this.log.debug('identity unmerged', { applicationId, userId: fullUserId, authType });
     this.gateway?.closeUserSessions(fullUserId, applicationId);
   }
 }

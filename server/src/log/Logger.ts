@@ -13,10 +13,17 @@ const TOKEN_PATTERNS: RegExp[] = [
   /\b[A-Za-z0-9_-]{43}\b/g,
 ];
 
+/** OAuth2 and account parameters that hold credentials, in a query string, a form or JSON. */
+const SECRET_PARAMS = 'code|device_code|user_code|code_verifier|token|access_token|refresh_token|id_token|subject_token|client_secret|external_auth_token|password';
+const SECRET_QUERY = new RegExp(`((?:^|[?&\\s])(?:${SECRET_PARAMS})=)[^&#\\s"']+`, 'gi');
+const SECRET_JSON = new RegExp(`("(?:${SECRET_PARAMS})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'gi');
+
 export function redact(text: string): string {
   let out = text;
   for (const re of TOKEN_PATTERNS) out = out.replace(re, (m) => (/^(bearer|bot)\s/i.test(m) ? `${m.split(/\s+/)[0]} [redacted]` : '[redacted]'));
-  return out;
+  // A URL or body that slips into a message (an authorize redirect carries `code=`) loses its
+  // credential values; nothing logs them on purpose (request lines are method, route, status).
+  return out.replace(SECRET_QUERY, '$1[redacted]').replace(SECRET_JSON, '$1"[redacted]"');
 }
 
 export type LogSink = (line: string) => void;

@@ -12,9 +12,10 @@ import type { HttpApi } from '../HttpApi.ts';
 import type { Logger } from '../Logger.ts';
 import { checkExternalAuth, checkSnowflake } from '../validation.ts';
 import { AuthorizationArgs, AuthorizationCodeChallenge, AuthorizationCodeVerifier, DeviceAuthorizationArgs } from './AuthorizationArgs.ts';
-import { type AuthorizationResult, type AuthorizeOpener, authorizeUrl, defaultRedirectUri, newState, popupOpener, readRedirect } from './authorizeFlow.ts';
+import { type AuthorizationResult, type AuthorizeOpener, type PageOpener, authorizeUrl, defaultRedirectUri, newState, popupOpener, popupPageOpener, readRedirect } from './authorizeFlow.ts';
 import { OAuthApi } from './OAuthApi.ts';
 import { base64url, randomBytes, sha256 } from './sha256.ts';
+import { TokenExpiry } from './TokenExpiry.ts';
 
 /** The spec's TokenExchangeCallback values. */
 export interface TokenExchangeResult {
@@ -35,6 +36,13 @@ export interface ChildTokenResult {
   tokenType: AuthorizationTokenType;
   expiresIn: number;
   scopes: string;
+}
+
+/** The spec's FetchCurrentUserCallback values. */
+export interface CurrentUserResult {
+  id: string;
+  /** The username (unique; generated for provisional accounts). */
+  name: string;
 }
 
 /** What getTokenFromDevice shows the player: the code to type at the verification page. */
@@ -71,13 +79,31 @@ export function toTokenResult(r: TokenResponse): TokenExchangeResult {
  */
 export class ClientAuth {
   opener: AuthorizeOpener | undefined;
+  pageOpener: PageOpener | undefined;
   deviceScreen: DeviceScreen | undefined;
+  /** setTokenExpirationCallback's watcher; the Client tells it about updateToken and status changes. */
+  readonly expiry: TokenExpiry;
   private readonly oauth: OAuthApi;
   private authorizeAbort: AbortController | undefined;
   private deviceAbort: AbortController | undefined;
 
   constructor(private readonly host: ClientAuthHost) {
     this.oauth = new OAuthApi(host.http, host.logger);
+    this.expiry = new TokenExpiry({
+      logger: host.logger,
+      lookup: async (token) => {
+        const info = await this.oauth.getWithToken<{ expires?: string }>('/oauth2/@me', token);
+        const at = info.expires ? Date.parse(info.expires) : Number.NaN;
+        return Number.isFinite(at) ? at : undefined;
+      },
+    });
+  }
+
+  /** The token endpoint, remembering the expiry of what it issues (setTokenExpirationCallback). */
+  private async grant(form: Record<string, string>): Promise<TokenResponse & { issued_token_type?: string }> {
+    const r = await this.oauth.token(form);
+    this.expiry.saw(r.access_token, r.expires_in);
+    return r;
   }
 
   private appId(explicit: string | undefined, what = 'applicationId'): string {
@@ -110,7 +136,7 @@ export class ClientAuth {
     const challenge = args.codeChallenge();
     if (challenge && !/^[A-Za-z0-9_-]{43}$/.test(challenge.challenge())) throw ClientResultError.validation('codeChallenge must come from createAuthorizationCodeVerifier()');
 
-    const browser = typeof (globalThis as { window?: unknown }).window !== 'undefined';
+    const browser = isBrowser();
     const opener = this.opener ?? (browser ? popupOpener : undefined);
     if (!opener) throw ClientResultError.validation('no authorize opener: call setAuthorizeOpener() (Node has no browser window to open)');
     const redirectUri = redirectUriOverride ?? (scheme === undefined && browser ? browserRedirect() : defaultRedirectUri(applicationId, scheme));
@@ -148,7 +174,7 @@ export class ClientAuth {
     if (!code) throw ClientResultError.validation('code must be a non-empty string');
     if (!/^[A-Za-z0-9._~-]{43,128}$/.test(codeVerifier)) throw ClientResultError.validation('codeVerifier must come from createAuthorizationCodeVerifier()');
     if (!redirectUri) throw ClientResultError.validation('redirectUri must be the one authorize() returned');
-    return toTokenResult(await this.oauth.token({ grant_type: OAuthGrantType.AuthorizationCode, client_id: clientId, code, code_verifier: codeVerifier, redirect_uri: redirectUri, ...merge }));
+    return toTokenResult(await this.grant({ grant_type: OAuthGrantType.AuthorizationCode, client_id: clientId, code, code_verifier: codeVerifier, redirect_uri: redirectUri, ...merge }));
   }
 
   async getTokenFromProvisionalMerge(applicationId: string, code: string, codeVerifier: string, redirectUri: string, externalAuthType: AuthenticationExternalAuthType, externalAuthToken: string): Promise<TokenExchangeResult> {
@@ -159,7 +185,7 @@ export class ClientAuth {
   async refreshToken(applicationId: string, refreshToken: string): Promise<TokenExchangeResult> {
     const clientId = this.appId(applicationId);
     if (!refreshToken) throw ClientResultError.validation('refreshToken must be a non-empty string');
-    return toTokenResult(await this.oauth.token({ grant_type: OAuthGrantType.RefreshToken, client_id: clientId, refresh_token: refreshToken }));
+    return toTokenResult(await this.grant({ grant_type: OAuthGrantType.RefreshToken, client_id: clientId, refresh_token: refreshToken }));
   }
 
   /** Revokes every access and refresh token of the user for the application (sign out). */
@@ -172,7 +198,7 @@ export class ClientAuth {
   async exchangeChildToken(parentApplicationToken: string, childApplicationId: string): Promise<ChildTokenResult> {
     const clientId = checkSnowflake(childApplicationId, 'childApplicationId');
     if (!parentApplicationToken) throw ClientResultError.validation('parentApplicationToken must be a non-empty string');
-    const r = await this.oauth.token({ grant_type: OAuthGrantType.TokenExchange, client_id: clientId, subject_token: parentApplicationToken, subject_token_type: ACCESS_TOKEN_TYPE_URN });
+    const r = await this.grant({ grant_type: OAuthGrantType.TokenExchange, client_id: clientId, subject_token: parentApplicationToken, subject_token_type: ACCESS_TOKEN_TYPE_URN });
     return { accessToken: r.access_token, tokenType: AuthorizationTokenType.Bearer, expiresIn: r.expires_in, scopes: r.scope };
   }
 
@@ -194,7 +220,7 @@ export class ClientAuth {
       for (;;) {
         await sleep(interval, abort.signal);
         try {
-          return toTokenResult(await this.oauth.token({ grant_type: OAuthGrantType.DeviceCode, client_id: clientId, device_code: start.device_code, ...merge }));
+          return toTokenResult(await this.grant({ grant_type: OAuthGrantType.DeviceCode, client_id: clientId, device_code: start.device_code, ...merge }));
         } catch (error) {
           if (!(error instanceof ClientResultError)) throw error;
           if (error.error.startsWith('authorization_pending')) continue;
@@ -229,6 +255,39 @@ export class ClientAuth {
     const body: UnmergeBody = { client_id: clientId, external_auth_type: wire, external_auth_token: externalAuthToken };
     await this.host.http.request<void>({ method: 'POST', path: '/partner-sdk/provisional-accounts/unmerge', body, auth: false });
   }
+
+  /** FetchCurrentUser: checks a token without connecting (GET /users/@me with it). A bad or expired token is HTTPError 401. */
+  async fetchCurrentUser(tokenType: AuthorizationTokenType, token: string): Promise<CurrentUserResult> {
+    if (tokenType !== AuthorizationTokenType.Bearer) throw ClientResultError.validation('only Bearer tokens are supported');
+    if (typeof token !== 'string' || !token.trim()) throw ClientResultError.validation('token must be a non-empty string');
+    const user = await this.oauth.getWithToken<{ id: string; username: string }>('/users/@me', token.replace(/^Bearer\s+/i, ''));
+    return { id: user.id, name: user.username };
+  }
+
+  /**
+   * OpenConnectedGamesSettingsInDiscord: shows the platform's account page (connected games,
+   * with Unlink and Remove app) through the page opener: a popup in browsers, the one set with
+   * setAccountPageOpener elsewhere. As the spec says, it does nothing for a client that is not
+   * connected or whose user is provisional (no account page to show); those reject
+   * (ClientNotReady, ValidationError) without opening anything.
+   */
+  async openConnectedGamesSettings(connected: boolean, provisional: boolean | undefined): Promise<void> {
+    if (!connected) throw ClientResultError.notReady('openConnectedGamesSettingsInDiscord');
+    if (provisional !== false) throw ClientResultError.validation('a provisional account has no connected-games settings: link the account first');
+    const opener = this.pageOpener ?? (isBrowser() ? popupPageOpener : undefined);
+    if (!opener) throw ClientResultError.validation('no page opener: call setAccountPageOpener() (Node has no browser window to open)');
+    this.host.logger.info('opening the connected games settings (account page)');
+    try {
+      await opener(`${this.host.apiBase}/account`);
+    } catch (error) {
+      if (error instanceof ClientResultError) throw error;
+      throw new ClientResultError({ type: ErrorType.Aborted, error: `the account page failed to open: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  }
+}
+
+function isBrowser(): boolean {
+  return typeof (globalThis as { window?: unknown }).window !== 'undefined';
 }
 
 function browserRedirect(): string {

@@ -13,7 +13,8 @@ import type { Logger } from '../Logger.ts';
  * An OAuth2 refusal (400/401 with `{error, error_description}`) rejects with ErrorType
  * AuthorizationFailed, `error` starting with the OAuth2 code (`invalid_grant: ...`) and
  * `errorCode` the platform code when the server sends one (530017, say); network failures,
- * 429 and 5xx keep the HTTP-layer types. Form values are never logged: they hold secrets.
+ * 429 and 5xx keep the HTTP-layer types. Form values and tokens are never logged: only the
+ * method, the path and the outcome.
  */
 export class OAuthApi {
   constructor(private readonly http: HttpApi, private readonly logger: Logger) {}
@@ -30,17 +31,29 @@ export class OAuthApi {
     return this.post('/oauth2/device/authorize', form);
   }
 
-  private async post<T>(path: string, form: Record<string, string>): Promise<T> {
+  /**
+   * A GET with a token of the caller's rather than the client's own (fetchCurrentUser, the
+   * expiry lookup). Failures are HTTPError with the status (401 for a bad or expired token).
+   */
+  getWithToken<T>(path: string, token: string): Promise<T> {
+    return this.send('GET', path, { Authorization: `Bearer ${token}` });
+  }
+
+  private post<T>(path: string, form: Record<string, string>): Promise<T> {
+    return this.send('POST', path, { 'Content-Type': 'application/x-www-form-urlencoded' }, new URLSearchParams(form).toString());
+  }
+
+  private async send<T>(method: 'GET' | 'POST', path: string, headers: Record<string, string>, requestBody?: string): Promise<T> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.http.timeoutMs);
-    const label = `POST ${path}`;
+    const label = `${method} ${path}`;
     let response: Response;
     let text: string;
     try {
       response = await this.http.fetchImpl(`${this.http.apiRoot}${path}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
-        body: new URLSearchParams(form).toString(),
+        method,
+        headers: { ...headers, Accept: 'application/json' },
+        body: requestBody,
         signal: controller.signal,
       });
       text = await response.text();

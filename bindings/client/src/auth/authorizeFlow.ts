@@ -114,3 +114,17 @@ export const popupOpener: AuthorizeOpener = (authorizeUrl, redirectUri, signal) 
       }
     }, 200);
   });
+
+/**
+ * Shows a page of the platform to the player (openConnectedGamesSettingsInDiscord's account
+ * page). Nothing comes back from it, so it settles once the page is shown; a rejection is
+ * reported as Aborted.
+ */
+export type PageOpener = (url: string) => void | Promise<void>;
+
+/** The browser page opener: a popup like the authorize one, left open for the player to close. */
+export const popupPageOpener: PageOpener = (url) => {
+  const w = globalThis as unknown as { open?: (url: string, name: string, features: string) => unknown };
+  const popup = w.open?.(url, 'social-layer-account', 'popup,width=560,height=720');
+  if (!popup) throw new ClientResultError({ type: ErrorType.Aborted, error: 'the account popup was blocked' });
+};

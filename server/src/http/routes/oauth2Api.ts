@@ -17,7 +17,7 @@ const TOKEN_LIMIT = { config: { rateLimit: { bucket: 'oauth2.token', limit: 120,
  * Token, revocation and device endpoints take only application/x-www-form-urlencoded
  * (protocols.md 2.7) and answer in the RFC 6749 shape; responses are never cached.
  */
-async function oauthEndpoint(req: FastifyRequest, reply: FastifyReply, run: (form: URLSearchParams) => Promise<unknown>): Promise<unknown> {
+async function oauthEndpoint(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, run: (form: URLSearchParams) => Promise<unknown>): Promise<unknown> {
   void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
   try {
     const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -25,34 +25,60 @@ async function oauthEndpoint(req: FastifyRequest, reply: FastifyReply, run: (for
       throw OAuthErrors.invalidRequest('The body must be application/x-www-form-urlencoded');
     }
     const out = await run(req.body);
+    logEndpoint(ctx, req, 200);
     return reply.code(200).type('application/json').send(out ?? {});
   } catch (caught) {
     // A platform error inside a grant (530017 on a merge, say) keeps its code in the OAuth2 shape.
     const err = caught instanceof ApiError && caught.status < 500 ? new OAuthError(caught.status === 401 ? 400 : caught.status, 'invalid_grant', caught.message, caught.code || undefined) : caught;
     if (!(err instanceof OAuthError)) throw err;
+    logEndpoint(ctx, req, err.status, err);
     if (err.headers) void reply.headers(err.headers);
     return reply.code(err.status).type('application/json').send(err.body());
   }
+}
+
+const LOGGED_GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials', GRANT_DEVICE_CODE, GRANT_TOKEN_EXCHANGE]);
+
+/**
+ * One debug line per token/revoke/device request: the route, the grant type (only a known one:
+ * the value is the caller's), the client ID when it is a snowflake, and the outcome's OAuth2 and
+ * platform codes. Never the form, the headers or the error description: those carry codes,
+ * verifiers, tokens and secrets, or echo the caller's input.
+ */
+function logEndpoint(ctx: ServerContext, req: FastifyRequest, status: number, err?: OAuthError): void {
+  if (!ctx.log.enabled('debug')) return;
+  const form = req.body instanceof URLSearchParams ? req.body : undefined;
+  const grant = form?.get('grant_type') ?? undefined;
+  const clientId = form?.get('client_id') ?? undefined;
+  ctx.log.debug('oauth2 endpoint', {
+    route: req.routeOptions.url,
+    grant: grant === undefined ? undefined : LOGGED_GRANTS.has(grant) ? grant : 'other',
+    clientId: clientId !== undefined && /^\d{1,20}$/.test(clientId) ? clientId : undefined,
+    merge: form?.has('external_auth_type') || undefined,
+    status,
+    error: err?.error,
+    code: err?.code,
+  });
 }
 
 /** OAuth2 provider endpoints under /api (with and without /v10), OIDC discovery and JWKS. */
 export function oauth2ApiRoutes(app: FastifyInstance, ctx: ServerContext): void {
   for (const base of ['/api/v10', '/api']) {
     app.post(`${base}/oauth2/token`, TOKEN_LIMIT, (req, reply) =>
-      oauthEndpoint(req, reply, async (form) => {
+      oauthEndpoint(ctx, req, reply, async (form) => {
         const client = await authenticateClient(ctx.store, req.headers.authorization, form);
         return ctx.oauth.token(form, client, issuerOf(ctx, req));
       }),
     );
     app.post(`${base}/oauth2/token/revoke`, TOKEN_LIMIT, (req, reply) =>
-      oauthEndpoint(req, reply, async (form) => {
+      oauthEndpoint(ctx, req, reply, async (form) => {
         const client = await authenticateClient(ctx.store, req.headers.authorization, form);
         await ctx.oauth.revoke(form, client);
         return {};
       }),
     );
     app.post(`${base}/oauth2/device/authorize`, TOKEN_LIMIT, (req, reply) =>
-      oauthEndpoint(req, reply, async (form) => {
+      oauthEndpoint(ctx, req, reply, async (form) => {
         const client = await authenticateClient(ctx.store, req.headers.authorization, form);
         return ctx.oauth.deviceAuthorize(client, form.get('scope'), ctx.publicHttpUrl(req.raw));
       }),

@@ -60,6 +60,8 @@ export function oauth2PageRoutes(app: FastifyInstance, ctx: ServerContext): void
     if (!me) return reply.redirect(`/login?next=${encodeURIComponent(`/oauth2/authorize?${q}`)}`, 303);
     if (!sameOrigin(ctx, req) || form.get('csrf') !== me.csrf) return pageHeaders(reply).code(403).send(messagePage('Not allowed', 'This form has expired. Start again from the game.'));
     const decision = form.get('decision');
+    // IDs and the decision only: the redirect carries the code and must never reach a log.
+    ctx.log.debug('authorize consent', { applicationId: check.ok.application.id, userId: me.user.id, allow: decision === 'allow' });
     // 303 after a POST makes the browser GET the redirect URI, as a redirect after consent should.
     if (decision === 'allow') return reply.redirect(await ctx.oauth.approve(check.ok, me.user), 303);
     return reply.redirect(ctx.oauth.deny(check.ok), 303);
@@ -92,6 +94,7 @@ export function oauth2PageRoutes(app: FastifyInstance, ctx: ServerContext): void
     if (!sameOrigin(ctx, req) || form.get('csrf') !== me.csrf) return pageHeaders(reply).code(403).send(messagePage('Not allowed', 'This form has expired.'));
     const allow = form.get('decision') === 'allow';
     const ok = await ctx.oauth.deviceDecision(form.get('user_code') ?? '', me.user, allow);
+    ctx.log.debug('device consent', { userId: me.user.id, allow, known: ok });
     if (!ok) return pageHeaders(reply).code(400).send(activatePage({ csrf: me.csrf, error: 'That code is not valid or has expired.' }));
     return pageHeaders(reply).send(
       messagePage(allow ? 'Device connected' : 'Request cancelled', allow ? 'You can return to your device now.' : 'The device was not connected.', allow ? 'notice' : 'error'),

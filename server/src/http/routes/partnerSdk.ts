@@ -86,6 +86,8 @@ async function issue(ctx: ServerContext, req: FastifyRequest, applicationId: str
   const { user } = await ctx.store.users.findOrCreateProvisional(applicationId, identity.authType, identity.externalId, preferredName);
   if (user.is_provisional !== 1) throw new ApiError(400, ApiErrorCode.AccountNotProvisional, 'Account is not provisional; use OAuth2');
   const accessToken = await ctx.store.tokens.issue(user.id, applicationId, PROVISIONAL_SCOPES, Limits.accessTokenTtlSeconds);
+  // The identity's kind, never its value (a device ID or an ID token is a credential).
+  ctx.log.debug('provisional token issued', { applicationId, userId: user.id, authType: identity.authType });
   return {
     access_token: accessToken,
     // Provisional responses carry an ID token too (protocols.md 2.7), for backends that use them.
