@@ -868,6 +868,7 @@ export class Client {
       for (const pending of held) this.emitLobbyEvent(pending);
     }
     if (status === ClientStatus.Ready) this.social.flushHeld();
+    if (status === ClientStatus.Ready) this.voice.onGatewayReady();
   }
 
   private onDispatch(event: string, data: unknown): void {

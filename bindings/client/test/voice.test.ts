@@ -2,7 +2,7 @@
 // a tone through Opus, DAVE and the relay; the gates (PTT, mute, deafen), participant volume,
 // a transport cut with automatic recovery, and what the relay can see (E2EE).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AudioModeType, CallError, CallStatus } from '../src/index.ts';
+import { AudioModeType, CallError, CallStatus, ClientStatus } from '../src/index.ts';
 import { connectGuest, sleep, waitFor, type Guest } from './helpers.ts';
 import { rms, spectralPeak, tone } from './voiceAudio.ts';
 import { callPair, startPeer, startVoiceServer, VoiceLab, type CallPeer } from './voiceHelpers.ts';
@@ -253,6 +253,37 @@ describe('lobby calls', { timeout: 30_000 }, () => {
     expect(seen.at(-1)).toBe(CallStatus.Connected);
     solo.client.runCallbacks();
     expect(seen.slice(-2)).toEqual([CallStatus.Disconnecting, CallStatus.Disconnected]);
+  });
+
+  it('no answer to the join within joinTimeoutMs ends the call with JoinTimeout', async () => {
+    const g = await connectGuest(env, undefined, { voice: { joinTimeoutMs: 400 } });
+    guests.push(g);
+    const lobbyId = await g.client.createOrJoinLobby(`timeout-${Date.now()}`);
+    // The Gateway is down (reconnecting): op 4 cannot go out, so nothing answers.
+    g.lab.blocked = true;
+    g.lab.cut();
+    await waitFor(() => g.client.getStatus() === ClientStatus.Reconnecting, 'gateway reconnecting');
+    const call = g.client.startCall(lobbyId)!;
+    expect(call.getStatus()).toBe(CallStatus.Joining);
+    const ended = await new Promise<number>((resolve) =>
+      call.on('statusChanged', (status, error) => status === CallStatus.Disconnected && resolve(error)),
+    );
+    expect(ended).toBe(CallError.JoinTimeout);
+    g.lab.blocked = false;
+  });
+
+  it('a call started while the Gateway reconnects joins once it is back', async () => {
+    const g = await connectGuest(env);
+    guests.push(g);
+    const lobbyId = await g.client.createOrJoinLobby(`late-${Date.now()}`);
+    g.lab.blocked = true;
+    g.lab.cut();
+    await waitFor(() => g.client.getStatus() === ClientStatus.Reconnecting, 'gateway reconnecting');
+    const call = g.client.startCall(lobbyId)!;
+    await sleep(300);
+    expect(call.getStatus()).toBe(CallStatus.Joining);
+    g.lab.blocked = false;
+    await waitFor(() => call.getStatus() === CallStatus.Connected, 'connected after the Gateway came back', 10_000);
   });
 
   it('a call in a lobby we are not in is refused with Forbidden', async () => {

@@ -77,6 +77,8 @@ export class Call {
   private readonly localMutes = new Set<string>();
   private readonly speaking = new Set<string>();
   private rejoining = false;
+  /** The last op 4 join went out (false while the Gateway was down). */
+  private joinSent = false;
   private valid = true;
   private taps: PipelineTaps = {};
 
@@ -315,14 +317,19 @@ export class Call {
   private join(): void {
     this.sessionId = undefined;
     this.server = undefined;
-    if (!this.host.sendVoiceStateUpdate(this.lobbyId, this.lobbyId, this.selfMute, this.selfDeaf)) {
-      this.host.logger.warn('startCall: the Gateway is not connected');
-    }
+    this.joinSent = this.host.sendVoiceStateUpdate(this.lobbyId, this.lobbyId, this.selfMute, this.selfDeaf);
+    if (!this.joinSent) this.host.logger.warn('joining a call: the Gateway is not connected; the join goes out when it is');
     if (this.joinTimer !== undefined) clearTimeout(this.joinTimer);
     this.joinTimer = setTimeout(() => {
       this.joinTimer = undefined;
       if (!this.connection) this.finish(CallError.JoinTimeout, 0);
     }, this.host.timeouts.joinMs);
+  }
+
+  /** @internal The Gateway is back: a join that could not be sent goes out now (the join timer keeps running). */
+  retryJoin(): void {
+    if (this.joinSent || !this.valid || (this.current !== CallStatus.Joining && !this.rejoining)) return;
+    this.joinSent = this.host.sendVoiceStateUpdate(this.lobbyId, this.lobbyId, this.selfMute, this.selfDeaf);
   }
 
   /** @internal Leaves the call: Disconnecting, op 4 leave, voice socket closed, Disconnected. */

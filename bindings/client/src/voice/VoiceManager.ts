@@ -139,6 +139,11 @@ export class VoiceManager {
     }
   }
 
+  /** The Gateway is Ready again: joins that could not be sent meanwhile go out now. */
+  onGatewayReady(): void {
+    for (const call of this.calls.values()) call.retryJoin();
+  }
+
   /** The Gateway session is gone: so are our calls (the server ends them too). */
   onDisconnected(): void {
     this.states.clear();
