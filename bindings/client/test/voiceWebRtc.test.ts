@@ -76,7 +76,7 @@ describe('WebRTC media transport', () => {
       relayChannels: [{ label: 'media', ordered: false, maxRetransmits: 0 }],
     });
     const { received, closed } = result as { received: number[][]; closed: string };
-    expect(received.map((p) => p[0]).sort((a, b) => a - b)).toEqual([1, 11, 21, 31, 41]);
+    expect(received.map((p) => p[0]!).sort((a, b) => a - b)).toEqual([1, 11, 21, 31, 41]);
     expect(closed).not.toBe('');
   });
 });
