@@ -4,7 +4,7 @@
 // provisional account and 530017, and publisher-level child tokens.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, RawGateway, startTestServer, type TestServer } from './harness.ts';
-import { oauthPost, PageSession, pkce, queryOf } from './oauthHelpers.ts';
+import { linkAccount, oauthPost, PageSession } from './oauthHelpers.ts';
 
 let t: TestServer;
 const REDIRECT = 'http://127.0.0.1/callback';
@@ -23,10 +23,8 @@ async function events(type: string, appId = t.app.id): Promise<any[]> {
 }
 
 /** Authorizes `session`'s user for the app and exchanges the code, optionally merging a provisional identity. */
-async function link(session: PageSession, merge?: Record<string, string>, scope = 'openid sdk.social_layer'): Promise<{ status: number; body: any }> {
-  const p = pkce();
-  const location = await session.consent({ response_type: 'code', client_id: t.app.id, scope, redirect_uri: REDIRECT, code_challenge: p.challenge, code_challenge_method: 'S256', state: 's' });
-  return oauthPost(t, '/oauth2/token', { grant_type: 'authorization_code', client_id: t.app.id, code: queryOf(location).get('code')!, code_verifier: p.verifier, redirect_uri: REDIRECT, ...merge });
+function link(session: PageSession, merge?: Record<string, string>): Promise<{ status: number; body: any }> {
+  return linkAccount(t, session, REDIRECT, merge);
 }
 
 async function provisional(deviceId: string): Promise<{ status: number; body: any }> {

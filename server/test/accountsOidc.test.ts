@@ -5,43 +5,24 @@
 import { createServer, type Server } from 'node:http';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRs256 } from '../src/oauth2/jwt.ts';
 import { isPublicAddress, issuerUrlAllowed, strictHostnameOk } from '../src/oauth2/issuerHostnames.ts';
 import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
+import { listen, OIDC_AUDIENCE as AUDIENCE, OIDC_KID as KID, OIDC_OTHER_CLIENT, startOidcIssuer, type OidcIssuer } from './oidcIssuer.ts';
 
 let t: TestServer;
 let strict: TestServer;
-let issuerServer: Server;
+let oidc: OidcIssuer;
 let issuer: string;
 let redirector: Server;
 let redirectorHits = 0;
 let providerKey: KeyObject;
-const KID = 'test-key-1';
-const AUDIENCE = 'game-web';
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
-}
 
 beforeAll(async () => {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  providerKey = privateKey;
-  issuerServer = createServer();
-  const port = await listen(issuerServer);
-  issuer = `http://127.0.0.1:${port}`;
-  const provider = new Provider(issuer, {
-    jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: KID, alg: 'RS256', use: 'sig' }] as any },
-    clients: [
-      { client_id: AUDIENCE, client_secret: 'game-web-secret', redirect_uris: [`${issuer}/cb`], grant_types: ['authorization_code'], response_types: ['code'] },
-      { client_id: 'other-app', client_secret: 'other-secret', redirect_uris: [`${issuer}/cb`], grant_types: ['authorization_code'], response_types: ['code'] },
-    ],
-    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, name: `Player ${sub}` }) }),
-    claims: { openid: ['sub', 'name'] },
-    pkce: { required: () => false },
-  } as any);
-  issuerServer.on('request', provider.callback());
+  oidc = await startOidcIssuer();
+  issuer = oidc.issuer;
+  providerKey = oidc.key;
 
   // An "issuer" whose discovery answers with a redirect: it must never be followed.
   redirector = createServer((req, res) => {
@@ -68,47 +49,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
   await strict.close();
-  issuerServer.close();
+  oidc.close();
   redirector.close();
   cleanupTempDirs();
 });
 
-/** Runs the provider's authorization code flow (its development login and consent forms) for `login`. */
-async function providerIdToken(login: string, clientId = AUDIENCE, secret = 'game-web-secret'): Promise<string> {
-  const cookies = new Map<string, string>();
-  const go = async (url: string, form?: Record<string, string>) => {
-    const res = await fetch(url.startsWith('http') ? url : issuer + url, {
-      method: form ? 'POST' : 'GET',
-      redirect: 'manual',
-      headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      body: form ? new URLSearchParams(form).toString() : undefined,
-    });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const eq = pair!.indexOf('=');
-      cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
-    }
-    return { status: res.status, location: res.headers.get('location'), text: await res.text() };
-  };
-  let r = await go(`/auth?${new URLSearchParams({ client_id: clientId, response_type: 'code', scope: 'openid', redirect_uri: `${issuer}/cb`, nonce: 'n', state: 's' })}`);
-  for (let i = 0; i < 12; i++) {
-    if (r.location?.startsWith(`${issuer}/cb`)) break;
-    if (r.location) {
-      r = await go(r.location);
-      continue;
-    }
-    const action = /action="([^"]+)"/.exec(r.text)![1]!;
-    const prompt = /name="prompt" value="([^"]+)"/.exec(r.text)![1]!;
-    r = await go(action, prompt === 'login' ? { prompt, login, password: 'any' } : { prompt });
-  }
-  const code = new URL(r.location!).searchParams.get('code')!;
-  const token = await fetch(`${issuer}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: `${issuer}/cb` }).toString(),
-  });
-  return ((await token.json()) as { id_token: string }).id_token;
-}
+const providerIdToken = (login: string, clientId?: string, secret?: string) => oidc.idToken(login, clientId, secret);
 
 function exchange(server: TestServer, idToken: string, type = 'OIDC') {
   return server.req('POST', '/partner-sdk/token', { body: { client_id: server.app.id, external_auth_type: type, external_auth_token: idToken } });
@@ -145,7 +91,7 @@ describe('OIDC external credentials', () => {
     const cases: [string, string, number][] = [
       ['bad signature', mint({ sub: 'x1' }, other), 530020],
       ['tampered payload', (() => { const [h, , s] = mint({ sub: 'x2' }).split('.'); return `${h}.${Buffer.from(JSON.stringify({ iss: issuer, aud: AUDIENCE, sub: 'admin', iat: 0, exp: 9e9 })).toString('base64url')}.${s}`; })(), 530020],
-      ['wrong audience', await providerIdToken('player-2', 'other-app', 'other-secret'), 530003],
+      ['wrong audience', await providerIdToken('player-2', OIDC_OTHER_CLIENT.id, OIDC_OTHER_CLIENT.secret), 530003],
       ['wrong issuer', mint({ iss: 'https://accounts.example.com' }), 530002],
       ['expired', mint({ exp: Math.floor(Date.now() / 1000) - 3600 }), 530001],
       ['older than a week', mint({ iat: Math.floor(Date.now() / 1000) - 8 * 86400 }), 530004],

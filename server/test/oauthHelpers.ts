@@ -14,6 +14,11 @@ export class PageSession {
   private cookie: string | undefined;
   constructor(readonly origin: string) {}
 
+  /** The session cookie (`name=value`), a credential tests may need to look for in logs. */
+  get cookieValue(): string | undefined {
+    return this.cookie?.slice(this.cookie.indexOf('=') + 1);
+  }
+
   async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>, extraHeaders: Record<string, string> = {}): Promise<{ status: number; location: string | null; text: string }> {
     const headers: Record<string, string> = {};
     if (this.cookie) headers.cookie = this.cookie;
@@ -60,7 +65,12 @@ export class PageSession {
 
   /** Opens the authorize URL, checks the consent page, and answers it; returns the redirect Location. */
   async consent(authorizeQuery: Record<string, string>, decision: 'allow' | 'deny' = 'allow'): Promise<string> {
-    const page = await this.get(`/oauth2/authorize?${new URLSearchParams(authorizeQuery)}`);
+    return this.consentAt(`/oauth2/authorize?${new URLSearchParams(authorizeQuery)}`, decision);
+  }
+
+  /** consent() for a whole authorize URL, as a client's authorize opener receives it. */
+  async consentAt(authorizeUrl: string, decision: 'allow' | 'deny' = 'allow'): Promise<string> {
+    const page = await this.get(authorizeUrl);
     if (page.status !== 200) throw new Error(`authorize page: ${page.status} ${page.location ?? page.text.slice(0, 300)}`);
     const fields = PageSession.hiddenFields(page.text);
     const r = await this.post('/oauth2/authorize', { ...fields, decision });
@@ -88,4 +98,24 @@ export function queryOf(location: string): URLSearchParams {
 
 export function decodeJwtPayload(jwt: string): any {
   return JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
+}
+
+/**
+ * Authorizes `session`'s user for an application through the consent page (PKCE S256) and
+ * exchanges the code; `extra` adds token-request fields (a merge's external_auth_*). Returns
+ * the token endpoint's answer with the code and verifier it used.
+ */
+export async function linkAccount(
+  t: TestServer,
+  session: PageSession,
+  redirectUri: string,
+  extra: Record<string, string> = {},
+  scope = 'openid sdk.social_layer',
+  clientId = t.app.id,
+): Promise<{ status: number; body: any; code: string; verifier: string }> {
+  const p = pkce();
+  const location = await session.consent({ response_type: 'code', client_id: clientId, scope, redirect_uri: redirectUri, code_challenge: p.challenge, code_challenge_method: 'S256', state: 's' });
+  const code = queryOf(location).get('code')!;
+  const r = await oauthPost(t, '/oauth2/token', { grant_type: 'authorization_code', client_id: clientId, code, code_verifier: p.verifier, redirect_uri: redirectUri, ...extra });
+  return { ...r, code, verifier: p.verifier };
 }
