@@ -148,7 +148,7 @@ describe('phaser-lobby voice in Chromium', () => {
           loudest = Math.max(loudest, (await callState(b))!.level);
           return loudest;
         },
-        { timeout: 30_000, intervals: [50] },
+        { timeout: 30_000, interval: 50 },
       )
       .toBeGreaterThan(0.01);
     await expect.poll(() => b.evaluate((id) => window.__socialLayerSample.isSpeakingShown(id), infoA.userId), { timeout: 10_000 }).toBe(true);
