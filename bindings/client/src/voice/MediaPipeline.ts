@@ -9,6 +9,7 @@ import {
   VoiceActivityDetector,
   VoiceCore,
   type TransportCipher,
+  type WasmBuffer,
   type TransportMode,
 } from '@social-layer/core-wasm';
 import { VOICE_MAX_PACKET_BYTES } from '@social-layer/protocol';
@@ -107,9 +108,10 @@ export class MediaPipeline {
   private encoder: OpusEncoder | undefined;
   private sendCipher: TransportCipher | undefined;
   private recvCipher: TransportCipher | undefined;
-  private readonly sendBuffer: Uint8Array;
-  private readonly recvBuffer: Uint8Array;
-  private readonly decryptBuffer: Uint8Array;
+  // WasmBuffers, not cached views: `.bytes` stays valid even if core memory ever grows.
+  private readonly sendWasm: WasmBuffer;
+  private readonly recvWasm: WasmBuffer;
+  private readonly decryptWasm: WasmBuffer;
   private readonly backend: CoreCryptoBackend;
   private ssrc = 0;
   private sequence = (Math.random() * 0x10000) >>> 0;
@@ -143,9 +145,9 @@ export class MediaPipeline {
     for (let k = MAX_STREAMS - 1; k >= 0; k--) this.freeSlots.push(k);
     this.capture = new CaptureQueue(maxCaptureFrames);
     const packetBytes = VOICE_MAX_PACKET_BYTES + 64;
-    this.sendBuffer = this.backend.allocate(packetBytes);
-    this.recvBuffer = this.backend.allocate(packetBytes);
-    this.decryptBuffer = this.backend.allocate(packetBytes);
+    this.sendWasm = core.alloc(packetBytes);
+    this.recvWasm = core.alloc(packetBytes);
+    this.decryptWasm = core.alloc(packetBytes);
     this.clock = new FrameClock(() => this.tick(), FRAME_MS);
   }
 
@@ -320,9 +322,9 @@ export class MediaPipeline {
       this.stats.framesWithoutKeys++;
       return;
     }
-    if (opus.length + 12 + DAVE_MAX_OVERHEAD_OPUS + TRANSPORT_OVERHEAD > this.sendBuffer.length) return;
+    const packet = this.sendWasm.bytes;
+    if (opus.length + 12 + DAVE_MAX_OVERHEAD_OPUS + TRANSPORT_OVERHEAD > packet.length) return;
     this.taps.encoded?.(opus);
-    const packet = this.sendBuffer;
     const view = new DataView(packet.buffer, packet.byteOffset, 12);
     packet[0] = 0x80;
     packet[1] = RTP_OPUS_PAYLOAD_TYPE;
@@ -353,7 +355,7 @@ export class MediaPipeline {
   receivePacket(packet: Uint8Array): void {
     const cipher = this.recvCipher;
     if (!cipher || this.destroyed) return;
-    if (packet.length < 12 + TRANSPORT_OVERHEAD || packet.length > this.recvBuffer.length) {
+    if (packet.length < 12 + TRANSPORT_OVERHEAD || packet.length > this.recvWasm.capacity) {
       this.stats.badPackets++;
       return;
     }
@@ -368,7 +370,7 @@ export class MediaPipeline {
       return;
     }
     if (this.deaf) return;
-    const buffer = this.recvBuffer;
+    const buffer = this.recvWasm.bytes;
     buffer.set(packet);
     const length = cipher.open(buffer, packet.length);
     if (length < 0) {
@@ -410,7 +412,8 @@ export class MediaPipeline {
         return;
       }
       const decryptor = this.keys.decryptor(stream.userId);
-      const plain = decryptor ? decryptor.decrypt(frame, result, this.decryptBuffer) : -1;
+      const decrypted = this.decryptWasm.bytes;
+      const plain = decryptor ? decryptor.decrypt(frame, result, decrypted) : -1;
       if (plain < 0) {
         this.stats.decryptFailures++;
         if (stream.active && decoder) this.conceal(stream, decoder);
@@ -419,7 +422,7 @@ export class MediaPipeline {
       }
       if (!decoder) return;
       this.stats.framesDecoded++;
-      decoder.decode(this.decryptBuffer.subarray(0, plain), (pcm) => this.deliver(stream, pcm));
+      decoder.decode(decrypted.subarray(0, plain), (pcm) => this.deliver(stream, pcm));
     } else if (result === JitterPop.Lost) {
       if (stream.active && decoder) this.conceal(stream, decoder);
     } else this.idle(stream);
@@ -443,7 +446,8 @@ export class MediaPipeline {
 
   private deliver(stream: ReceiveStream, pcm: Int16Array): void {
     if (stream.destroyed || this.deaf || stream.localMute) return;
-    const samples = stream.samples;
+    // Re-read the mixer input each time: a view taken earlier would be stale after memory growth.
+    const samples = stream.slot >= 0 ? (this.mixer.input(stream.slot) as Int16Array) : stream.samples;
     const n = Math.min(FRAME_SAMPLES, pcm.length);
     samples.set(pcm.subarray(0, n));
     if (n < FRAME_SAMPLES) samples.fill(0, n);
@@ -499,6 +503,9 @@ export class MediaPipeline {
     this.keys.destroy();
     this.vad.destroy();
     this.mixer.destroy();
+    this.sendWasm.free();
+    this.recvWasm.free();
+    this.decryptWasm.free();
     this.capture.clear();
   }
 }
