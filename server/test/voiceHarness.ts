@@ -1,4 +1,5 @@
 import dgram from 'node:dgram';
+import { PeerConnection, type DataChannel } from 'node-datachannel';
 import WebSocket from 'ws';
 import { CoreCryptoBackend, type TransportCipher } from '@social-layer/core-wasm';
 import { RawGateway, type TestServer } from './harness.ts';
@@ -119,6 +120,30 @@ export class RawVoiceClient {
   }
   private udpTarget: { ip: string; port: number } | null = null;
 
+  /** The webrtc transport as a browser would use it: offer one unordered data channel `media`. */
+  async selectWebRtc(mode = 'aead_aes256_gcm_rtpsize'): Promise<void> {
+    const pc = new PeerConnection('test-client', { iceServers: [] });
+    this.peer = pc;
+    const channel = pc.createDataChannel('media', { unordered: true, maxRetransmits: 0 });
+    const opened = new Promise<void>((r) => channel.onOpen(() => r()));
+    channel.onMessage((msg) => {
+      if (typeof msg !== 'string') this.onPacket(Buffer.from(msg as Buffer));
+    });
+    await new Promise<void>((resolve) => {
+      if (pc.gatheringState() === 'complete') return resolve();
+      pc.onGatheringStateChange((state) => state === 'complete' && resolve());
+    });
+    const offer = pc.localDescription()!.sdp;
+    this.voice.send(JSON.stringify({ op: 1, d: { protocol: 'webrtc', data: { address: '', port: 0, mode, sdp: offer } } }));
+    const desc = await this.nextVoice((f) => f.op === 4);
+    this.useKey(desc.d.mode, desc.d.secret_key);
+    pc.setRemoteDescription(desc.d.sdp, 'answer');
+    await opened;
+    this.channel = channel;
+  }
+  peer: PeerConnection | null = null;
+  channel: DataChannel | null = null;
+
   speaking(flags = 1): void {
     this.voice.send(JSON.stringify({ op: 5, d: { speaking: flags, delay: 0, ssrc: this.ssrc } }));
   }
@@ -141,7 +166,8 @@ export class RawVoiceClient {
   }
 
   sendRaw(packet: Buffer): void {
-    if (this.udp && this.udpTarget) this.udp.send(packet, this.udpTarget.port, this.udpTarget.ip);
+    if (this.channel) this.channel.sendMessageBinary(packet);
+    else if (this.udp && this.udpTarget) this.udp.send(packet, this.udpTarget.port, this.udpTarget.ip);
     else this.media!.send(packet);
   }
 
@@ -165,6 +191,8 @@ export class RawVoiceClient {
     this.voice?.terminate();
     this.media?.terminate();
     this.udp?.close();
+    this.channel?.close();
+    this.peer?.close();
     this.gateway.ws.close(1000);
   }
 

@@ -25,11 +25,12 @@ let a: { token: string; userId: string };
 let b: { token: string; userId: string };
 const clients: RawVoiceClient[] = [];
 
-async function participant(guest: { token: string }, select: 'websocket' | 'udp' = 'websocket', flags?: { self_mute: boolean; self_deaf: boolean }): Promise<RawVoiceClient> {
+async function participant(guest: { token: string }, select: 'websocket' | 'udp' | 'webrtc' = 'websocket', flags?: { self_mute: boolean; self_deaf: boolean }): Promise<RawVoiceClient> {
   const c = await RawVoiceClient.request(t, guest.token, lobbyId, flags);
   clients.push(c);
   const ready = await c.connectVoice();
   if (select === 'websocket') await c.selectWebSocket();
+  else if (select === 'webrtc') await c.selectWebRtc();
   else await c.selectUdp(ready);
   c.speaking();
   return c;
@@ -217,6 +218,28 @@ describe('media relay', () => {
     leaveAll();
   });
 
+  it('carries media over a WebRTC data channel (unordered, no retransmits) both ways', async () => {
+    const ca = await participant(a, 'webrtc');
+    const cb = await participant(b, 'udp', undefined);
+    expect((await ca.nextVoice((f) => f.op === 4)).d.sdp).toMatch(/^v=0/);
+    const frame = Buffer.from('over-webrtc');
+    ca.sendFrame(frame);
+    await cb.nextPacket((p) => p.frame.equals(frame));
+    const back = Buffer.from('to-webrtc');
+    cb.sendFrame(back);
+    await ca.nextPacket((p) => p.frame.equals(back));
+    leaveAll();
+  });
+
+  it('closes a Select Protocol with an invalid WebRTC offer with 4020', async () => {
+    const c = await RawVoiceClient.request(t, a.token, lobbyId);
+    clients.push(c);
+    await c.connectVoice();
+    c.sendVoice({ op: 1, d: { protocol: 'webrtc', data: { mode: 'aead_aes256_gcm_rtpsize', sdp: 'not sdp' } } });
+    expect(await c.voiceClosed()).toBe(4020);
+    leaveAll();
+  });
+
   it('sends nothing to a participant who is self-deaf', async () => {
     const ca = await participant(a);
     const cb = await participant(b, 'websocket', { self_mute: false, self_deaf: true });
@@ -287,6 +310,37 @@ describe('voice sessions', () => {
     expect(await cb.voiceClosed()).toBe(4014);
     await ca.nextVoice((f) => f.op === 13 && f.d.user_id === b.userId);
     await t.req('PUT', '/lobbies', { token: b.token, body: { secret: 'voice-room' } });
+    leaveAll();
+  });
+
+  it('leaves one call by lobby_id, and gives a new token when the voice seat is gone', async () => {
+    const other = (await t.req('PUT', '/lobbies', { token: a.token, body: { secret: 'voice-room-2' } })).body.id as string;
+    const c = await participant(a);
+    c.gateway.send({ op: 4, d: { guild_id: null, channel_id: other, self_mute: false, self_deaf: false } });
+    await c.gateway.next((f) => f.t === 'VOICE_SERVER_UPDATE' && f.d.lobby_id === other);
+    // Leave only the second call: the first keeps its voice seat.
+    c.gateway.send({ op: 4, d: { guild_id: null, channel_id: null, lobby_id: other, self_mute: false, self_deaf: false } });
+    await c.gateway.next((f) => f.t === 'VOICE_STATE_UPDATE' && f.d.lobby_id === other && f.d.channel_id === null);
+    let lobby = await t.req('GET', `/lobbies/${lobbyId}`, { token: a.token });
+    expect(lobby.body.voice_states.map((s: any) => s.user_id)).toEqual([a.userId]);
+
+    // Same session, same call, seat still held: op 4 only updates flags, no new token.
+    const before = c.gateway.dispatches('VOICE_SERVER_UPDATE').length;
+    c.gateway.send({ op: 4, d: { guild_id: null, channel_id: lobbyId, self_mute: true, self_deaf: false } });
+    await c.gateway.next((f) => f.t === 'VOICE_STATE_UPDATE' && f.d.self_mute === true);
+    expect(c.gateway.dispatches('VOICE_SERVER_UPDATE').length).toBe(before);
+
+    // The voice seat ends (clean close), the main-Gateway state stays: op 4 again gets a new token.
+    c.voice.close(1000);
+    await c.voiceClosed();
+    await expect.poll(() => t.server.voice.existingCall(lobbyId)?.sessions.has(a.userId) ?? false).toBe(false);
+    c.gateway.send({ op: 4, d: { guild_id: null, channel_id: lobbyId, self_mute: false, self_deaf: false } });
+    await expect.poll(() => c.gateway.dispatches('VOICE_SERVER_UPDATE').length).toBe(before + 1);
+    const fresh = c.gateway.dispatches('VOICE_SERVER_UPDATE').at(-1);
+    expect(fresh.d.lobby_id).toBe(lobbyId);
+    expect(fresh.d.token).not.toBe(c.voiceToken);
+    lobby = await t.req('GET', `/lobbies/${lobbyId}`, { token: a.token });
+    expect(lobby.body.voice_states.map((s: any) => s.user_id)).toEqual([a.userId]);
     leaveAll();
   });
 

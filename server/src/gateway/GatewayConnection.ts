@@ -177,10 +177,12 @@ export class GatewayConnection {
   /** Op 4: join or leave a lobby's call (contracts-voice.md 1). */
   private async onVoiceStateUpdate(d: unknown): Promise<void> {
     const session = this.session!;
-    const cmd = d as { channel_id?: unknown; self_mute?: unknown; self_deaf?: unknown } | null;
+    const cmd = d as { channel_id?: unknown; self_mute?: unknown; self_deaf?: unknown; lobby_id?: unknown } | null;
+    const snowflake = (v: unknown) => typeof v === 'string' && /^\d{1,20}$/.test(v);
     if (
       typeof cmd !== 'object' || cmd === null ||
-      !(cmd.channel_id === null || (typeof cmd.channel_id === 'string' && /^\d{1,20}$/.test(cmd.channel_id))) ||
+      !(cmd.channel_id === null || snowflake(cmd.channel_id)) ||
+      !(cmd.lobby_id === undefined || cmd.lobby_id === null || snowflake(cmd.lobby_id)) ||
       typeof cmd.self_mute !== 'boolean' || typeof cmd.self_deaf !== 'boolean'
     ) {
       return this.close(GatewayCloseCode.UnknownOpcode, 'Invalid payload for opcode.');
@@ -188,7 +190,12 @@ export class GatewayConnection {
     if (!this.hub.voice) return;
     const joined = await this.hub.voice.update(
       { id: session.id, userId: session.userId, applicationId: session.applicationId },
-      { channel_id: cmd.channel_id, self_mute: cmd.self_mute, self_deaf: cmd.self_deaf },
+      {
+        channel_id: cmd.channel_id as string | null,
+        self_mute: cmd.self_mute,
+        self_deaf: cmd.self_deaf,
+        ...(typeof cmd.lobby_id === 'string' ? { lobby_id: cmd.lobby_id } : {}),
+      },
     );
     if (!joined || session.closed) return;
     const endpoint = this.resumeUrl.replace(/^wss?:\/\//, '').replace(/\/gateway$/, '/voice');

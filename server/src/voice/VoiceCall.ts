@@ -50,6 +50,8 @@ export class VoiceCall {
   select(session: VoiceSession, mode: TransportMode): RelayParticipant {
     const before = session.participant;
     this.relay.remove(session.userId);
+    session.peer?.close();
+    session.peer = null;
     const participant = new RelayParticipant(session.userId, session.ssrc, mode, this.backend.createTransportCipher(mode, session.secretKey), this.backend);
     participant.speakingAnnounced = session.speakingFlags !== 0 || (before?.speakingAnnounced ?? false);
     session.participant = participant;
@@ -63,6 +65,8 @@ export class VoiceCall {
     if (!session) return;
     this.sessions.delete(userId);
     this.ssrcIndex.delete(session.ssrc);
+    session.peer?.close();
+    session.peer = null;
     if (session.expiry) clearTimeout(session.expiry);
     session.socket?.close(code, reason);
     session.socket = null;

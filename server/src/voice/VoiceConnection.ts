@@ -5,6 +5,7 @@ import { hashSecret } from '../auth/secrets.ts';
 import type { VoiceCall } from './VoiceCall.ts';
 import type { VoiceGatewayServer } from './VoiceGatewayServer.ts';
 import type { VoiceSession, VoiceSocket } from './VoiceSession.ts';
+import { answerWebRtcOffer } from './WebRtcTransport.ts';
 
 /** Client payloads per second a voice socket may send before 4021 (heartbeats, speaking, DAVE). */
 const MAX_MESSAGES_PER_10S = 200;
@@ -82,7 +83,7 @@ export class VoiceConnection implements VoiceSocket {
     if (!this.session || !this.call) return this.close(VoiceCloseCode.NotAuthenticated, 'Not authenticated');
     switch (msg.op) {
       case VoiceOpcode.SelectProtocol:
-        return this.selectProtocol(d);
+        return void this.selectProtocol(d).catch(() => this.close(VoiceCloseCode.BadRequest, 'Transport setup failed'));
       case VoiceOpcode.Speaking:
         return this.speaking(d);
       case VoiceOpcode.DaveTransitionReady:
@@ -163,7 +164,7 @@ export class VoiceConnection implements VoiceSocket {
     this.sendText(JSON.stringify({ op: VoiceOpcode.HeartbeatAck, d: { t: nonce ?? null } }));
   }
 
-  private selectProtocol(d: Record<string, unknown>): void {
+  private async selectProtocol(d: Record<string, unknown>): Promise<void> {
     const session = this.session!;
     const call = this.call!;
     const protocol = d.protocol;
@@ -185,6 +186,33 @@ export class VoiceConnection implements VoiceSocket {
       if (!remote) return this.close(VoiceCloseCode.BadRequest, 'UDP needs IP discovery first');
       session.udpRemote = remote;
       participant.sink = this.gw.udpSink(remote);
+    } else if (protocol === VoiceTransport.WebRtc) {
+      let answer;
+      try {
+        answer = await answerWebRtcOffer(data.sdp, { bindAddress: this.gw.webRtcBindAddress }, (channel) => {
+          channel.onOpen(() => {
+            if (session.participant !== participant) return;
+            // The channel copies on send, but the view is the relay's scratch: copy from the pool.
+            participant.sink = { send: (packet) => void (channel.isOpen() && channel.sendMessageBinary(Buffer.from(packet))) };
+          });
+          channel.onClosed(() => {
+            if (participant.sink && session.participant === participant) participant.sink = null;
+          });
+          channel.onMessage((msg) => {
+            if (typeof msg === 'string' || session.participant !== participant) return;
+            const bytes = msg instanceof ArrayBuffer ? new Uint8Array(msg) : new Uint8Array(msg.buffer, msg.byteOffset, msg.length);
+            if (!this.gw.media(call, session, bytes)) channel.close();
+          });
+        });
+      } catch {
+        return this.close(VoiceCloseCode.BadRequest, 'Invalid WebRTC offer');
+      }
+      if (this.closed || session.participant !== participant) {
+        answer.peer.close();
+        return;
+      }
+      session.peer = answer.peer;
+      description.sdp = answer.sdp;
     }
     session.sendJson(VoiceOpcode.SessionDescription, description);
     // DAVE starts after op 4: clients (@discordjs/voice among them) ignore binary opcodes before it.

@@ -36,7 +36,7 @@ export class VoiceGatewayServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
   private readonly mediaWss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
   private readonly udp: dgram.Socket;
-  readonly transports = [VoiceTransport.Udp, VoiceTransport.WebSocket] as const;
+  readonly transports = [VoiceTransport.Udp, VoiceTransport.WebSocket, VoiceTransport.WebRtc] as const;
   udpAddress = { address: '127.0.0.1', port: 0 };
 
   constructor(
@@ -52,6 +52,7 @@ export class VoiceGatewayServer {
     this.udp = dgram.createSocket({ type: options.udpHost.includes(':') ? 'udp6' : 'udp4' });
     this.udp.on('message', (msg, rinfo) => this.onUdp(msg, rinfo));
     this.udp.on('error', (err) => this.log.warn('udp error', { err }));
+    states.hasVoiceSession = (lobbyId, userId) => this.calls.get(lobbyId)?.sessions.has(userId) ?? false;
     states.onFlags((lobbyId, userId, state) => {
       const participant = this.calls.get(lobbyId)?.sessions.get(userId)?.participant;
       if (participant) participant.selfDeaf = state.self_deaf;
@@ -152,13 +153,25 @@ export class VoiceGatewayServer {
         });
         return;
       }
-      if (!isBinary || !session.participant || !call) return ws.close(VoiceCloseCode.DecodeError, 'Media frames are binary');
-      const verdict = call.relay.handle(session.participant, new Uint8Array(data.buffer, data.byteOffset, data.length));
-      if (verdict === 'abusive') {
-        ws.close(VoiceCloseCode.BadRequest, 'Too many bad packets');
-        session.socket?.close(VoiceCloseCode.BadRequest, 'Too many bad packets');
-      }
+      if (!isBinary || !call) return ws.close(VoiceCloseCode.DecodeError, 'Media frames are binary');
+      if (!this.media(call, session, new Uint8Array(data.buffer, data.byteOffset, data.length))) ws.close(VoiceCloseCode.BadRequest, 'Too many bad packets');
     });
+  }
+
+  /**
+   * One inbound packet from any transport. Returns false when the sender was closed for abuse
+   * (the caller then drops its transport too).
+   */
+  media(call: VoiceCall, session: VoiceSession, packet: Uint8Array): boolean {
+    if (!session.participant) return true;
+    if (call.relay.handle(session.participant, packet) !== 'abusive') return true;
+    session.socket?.close(VoiceCloseCode.BadRequest, 'Too many bad packets');
+    return false;
+  }
+
+  /** Where the webrtc transport binds its ICE candidates (the UDP media host). */
+  get webRtcBindAddress(): string {
+    return this.options.udpHost;
   }
 
   private findMediaSession(name: string): { session: VoiceSession; call: VoiceCall } | undefined {
@@ -189,8 +202,7 @@ export class VoiceGatewayServer {
     const remote = found.session.udpRemote;
     // Packets must come from the address that did IP discovery for this SSRC: no spoofed senders.
     if (!remote || remote.address !== rinfo.address || remote.port !== rinfo.port) return;
-    const verdict = found.call.relay.handle(found.session.participant, new Uint8Array(msg.buffer, msg.byteOffset, msg.length));
-    if (verdict === 'abusive') found.session.socket?.close(VoiceCloseCode.BadRequest, 'Too many bad packets');
+    this.media(found.call, found.session, new Uint8Array(msg.buffer, msg.byteOffset, msg.length));
   }
 
   private findBySsrc(ssrc: number): { session: VoiceSession; call: VoiceCall } | undefined {

@@ -31,6 +31,8 @@ export class VoiceSession {
   speakingFlags = 0;
   /** op 25 went out (after the first Session Description). */
   daveStarted = false;
+  /** The webrtc transport's peer connection, closed when the seat ends or another transport is chosen. */
+  peer: { close(): void } | null = null;
   /** The relay's view of this session, from Select Protocol on (the mode fixes its cipher). */
   participant: RelayParticipant | null = null;
 

@@ -31,6 +31,8 @@ export class VoiceStateService {
   private readonly tokens = new Map<string, PendingToken>();
   private readonly leaveListeners = new Set<(lobbyId: string, userId: string) => void>();
   private readonly flagListeners = new Set<(lobbyId: string, userId: string, state: VoiceState) => void>();
+  /** Whether the voice gateway still holds the user's seat in a call (set by the gateway). */
+  hasVoiceSession: (lobbyId: string, userId: string) => boolean = () => false;
 
   constructor(
     private readonly store: Store,
@@ -61,9 +63,11 @@ export class VoiceStateService {
    * Handles op 4 for one Gateway session. Returns the VOICE_SERVER_UPDATE token to send to that
    * session only, or undefined (left, or refused: the refusal is dispatched to the requester).
    */
-  async update(session: { id: string; userId: string; applicationId: string }, cmd: VoiceStateUpdateCommand): Promise<{ token: string; lobbyId: string } | undefined> {
+  async update(session: { id: string; userId: string; applicationId: string }, cmd: VoiceStateUpdateCommand & { lobby_id?: string }): Promise<{ token: string; lobbyId: string } | undefined> {
     if (cmd.channel_id === null) {
+      // `lobby_id` (our extension) leaves one call; without it every call of this session is left.
       for (const [lobbyId, call] of [...this.calls]) {
+        if (cmd.lobby_id !== undefined && cmd.lobby_id !== lobbyId) continue;
         const s = call.states.get(session.userId);
         if (s && s.session_id === session.id) await this.leave(lobbyId, session.userId);
       }
@@ -82,22 +86,28 @@ export class VoiceStateService {
     let call = this.calls.get(lobbyId);
     const current = call?.states.get(session.userId);
     if (call && current && current.session_id === session.id) {
-      // Already in this call from this session: op 4 only changes mute/deaf, no new token.
+      // Already in this call from this session: op 4 changes mute/deaf; a new token only when the
+      // voice seat is gone (the client lost its voice session and must connect anew).
       current.self_mute = cmd.self_mute;
       current.self_deaf = cmd.self_deaf;
       for (const l of this.flagListeners) l(lobbyId, session.userId, current);
       await this.announce(lobbyId, call.applicationId, current);
-      return undefined;
+      if (this.hasVoiceSession(lobbyId, session.userId)) return undefined;
+      return { token: this.issueToken(session, lobbyId), lobbyId };
     }
     if (!call) this.calls.set(lobbyId, (call = { applicationId: session.applicationId, states: new Map() }));
     const state = baseState(lobbyId, session, cmd);
     call.states.set(session.userId, state);
     await this.announce(lobbyId, session.applicationId, state);
 
+    return { token: this.issueToken(session, lobbyId), lobbyId };
+  }
+
+  private issueToken(session: { id: string; userId: string; applicationId: string }, lobbyId: string): string {
     const token = randomBytes(32).toString('base64url');
     this.tokens.set(hashSecret(token), { userId: session.userId, applicationId: session.applicationId, lobbyId, sessionId: session.id, expiresAt: Date.now() + TOKEN_TTL_MS });
     this.pruneTokens();
-    return { token, lobbyId };
+    return token;
   }
 
   /** Redeems a voice token once; a used, expired or unknown token gives undefined. */
