@@ -128,6 +128,9 @@ describe('phaser-lobby voice in Chromium', () => {
     // Released: nothing goes out, B's speakers stay silent.
     await a.waitForTimeout(1500);
     expect((await callState(b))!.level).toBeLessThan(0.001);
+    // Browsers carry media over the WebRTC data channel (answered by the server's libdatachannel).
+    const call = server.voice.existingCall(infoA.lobbyId);
+    expect([...call!.sessions.values()].map((s) => s.selectedProtocol)).toEqual(['webrtc', 'webrtc']);
 
     // Both walk to the middle of the field (the click also focuses A's game for the key).
     await clickWorld(b, 760, 420);
