@@ -51,7 +51,7 @@ export { daveEncrypt, daveDecrypt, daveParse, daveRangesAddress } from './voice/
 export { sha256, hmacSha256, hkdfExpandSha256 } from './crypto/sha256';
 
 // ---- media ----------------------------------------------------------------------------------
-export { jitterCreate, jitterDestroy, jitterReset, jitterPush, jitterPop, jitterDepth, jitterStat } from './media/jitter';
+export { jitterCreate, jitterDestroy, jitterReset, jitterPush, jitterPop, jitterDepth, jitterStat, jitterSetTarget } from './media/jitter';
 export { mixF32, mixI16 } from './media/mixer';
 export { vadCreate, vadConfigure, vadDestroy, vadProcessF32, vadProcessI16, vadLevel } from './media/vad';
 export {

@@ -86,6 +86,7 @@ export interface CoreExports {
   jitterPush(ctx: number, seq: number, timestamp: number, src: number, len: number): number;
   jitterPop(ctx: number): number;
   jitterDepth(ctx: number): number;
+  jitterSetTarget(ctx: number, target: number): void;
   jitterStat(ctx: number, which: number): number;
   mixF32(out: number, inputs: number, gains: number, count: number, samples: number): void;
   mixI16(out: number, inputs: number, gains: number, count: number, samples: number): number;

@@ -49,6 +49,14 @@ export function jitterCreate(capacity: i32, slotBytes: i32, target: i32): usize 
   return ctx;
 }
 
+/**
+ * Sets how many frames must be buffered before playout (re)starts. It applies at the next start:
+ * a talk spurt already playing keeps its delay, so the listener hears no jump.
+ */
+export function jitterSetTarget(ctx: usize, target: i32): void {
+  store<u32>(ctx + TARGET, <u32>max<i32>(1, min<i32>(target, <i32>load<u32>(ctx + CAPACITY))));
+}
+
 export function jitterDestroy(ctx: usize): void {
   if (ctx) heap.free(ctx);
 }

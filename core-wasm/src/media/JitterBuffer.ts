@@ -78,6 +78,14 @@ export class JitterBuffer {
     return new Uint8Array(this.core.exports.memory.buffer, this.frameAddress, this.frameLength);
   }
 
+  /**
+   * Frames to buffer before playout (re)starts; takes effect at the next start (a new talk spurt
+   * or after an underrun), so audio already playing never jumps.
+   */
+  setTargetDepth(frames: number): void {
+    this.core.exports.jitterSetTarget(this.ctx, Math.max(1, Math.round(frames)));
+  }
+
   /** Frames buffered now. */
   get depth(): number {
     return this.core.exports.jitterDepth(this.ctx);

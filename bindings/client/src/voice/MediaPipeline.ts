@@ -384,6 +384,7 @@ export class MediaPipeline {
     const timestamp = ((buffer[4]! << 24) | (buffer[5]! << 16) | (buffer[6]! << 8) | buffer[7]!) >>> 0;
     const frame = buffer.subarray(cipher.frameOffset, cipher.frameOffset + length);
     this.taps.received?.(userId, frame);
+    stream.arrived(timestamp, nowMs());
     stream.jitter.push(sequence, timestamp, frame, length);
   }
 
