@@ -37,6 +37,8 @@ export async function startOidcIssuer(): Promise<OidcIssuer> {
     findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, name: `Player ${sub}` }) }),
     claims: { openid: ['sub', 'name'] },
     pkce: { required: () => false },
+    // Explicit lifetimes (seconds) keep the provider from printing a notice for each default.
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, AuthorizationCode: 60, IdToken: 3600 },
   } as any);
   server.on('request', provider.callback());
 
