@@ -7,11 +7,13 @@ import { startServer } from './startServer.ts';
 
 const USAGE = `Usage:
   social-layer start [--port N] [--data DIR] [--log-level debug|info|warn|error]
-                     [--database-url postgres://...] [--redis-url redis://...]
+                     [--database-url postgres://...] [--redis-url redis://...] [--games DIR]
       Starts the platform (HTTP API, Gateway, voice, sample games). Port and data folder also come
       from SOCIAL_LAYER_PORT and SOCIAL_LAYER_DATA; defaults 3333 and ./data (embedded SQLite).
       Scale-out: PostgreSQL for data and Redis between nodes (SOCIAL_LAYER_DATABASE_URL,
       SOCIAL_LAYER_REDIS_URL); run several nodes against the same two.
+      --games DIR serves DIR/<name>/dist at /games/<name>/ instead of the bundled samples
+      (SOCIAL_LAYER_GAMES): point it at the folder of games made with the scaffolder.
   social-layer apps create --name NAME [--data DIR]
       Creates an application and prints its id, client secret and bot token as JSON.
 `;
@@ -38,6 +40,7 @@ async function start(args: string[]): Promise<number> {
       'log-level': { type: 'string' },
       'database-url': { type: 'string' },
       'redis-url': { type: 'string' },
+      games: { type: 'string' },
     },
   });
   const port = Number(values.port ?? process.env.SOCIAL_LAYER_PORT ?? 3333);
@@ -49,6 +52,7 @@ async function start(args: string[]): Promise<number> {
   const logLevel = (values['log-level'] ?? process.env.SOCIAL_LAYER_LOG_LEVEL ?? 'warn') as LogLevel;
   const databaseUrl = values['database-url'] ?? process.env.SOCIAL_LAYER_DATABASE_URL;
   const redisUrl = values['redis-url'] ?? process.env.SOCIAL_LAYER_REDIS_URL;
+  const games = values.games ?? process.env.SOCIAL_LAYER_GAMES;
   const server = await startServer({
     port,
     dataDir: dir,
@@ -56,6 +60,7 @@ async function start(args: string[]): Promise<number> {
     logLevel,
     ...(databaseUrl ? { database: { dialect: 'postgres' as const, connectionString: databaseUrl } } : {}),
     ...(redisUrl ? { redisUrl } : {}),
+    ...(games ? { samplesDir: resolve(games) } : {}),
   });
 
   // First start: make a development application and show its credentials this once.

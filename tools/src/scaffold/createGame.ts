@@ -1,0 +1,103 @@
+import { cp, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface CreateGameOptions {
+  /** A folder name under samples/ (phaser-lobby, ...). */
+  sample: string;
+  /** Where the new game goes; must not exist, or be empty. */
+  outDir: string;
+  /** npm package name of the new game (lowercase, digits, dashes). */
+  name: string;
+  /** This checkout (defaults to the repository these tools live in). */
+  repoRoot?: string;
+}
+
+export interface CreatedGame {
+  dir: string;
+  files: string[];
+}
+
+const DEFAULT_ROOT = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
+/** Sample files that belong to this repository's test setup, not to a game. */
+const SKIP = new Set(['test', 'dist', 'node_modules', 'build.d.mts']);
+const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+/**
+ * Makes a new game from a sample (the samples double as templates): copies its sources, page and
+ * build script, renames the package, and points its Social Layer dependencies at this checkout
+ * with `file:` links, since the packages are not published to a registry yet.
+ */
+export async function createGame(options: CreateGameOptions): Promise<CreatedGame> {
+  const root = options.repoRoot ?? DEFAULT_ROOT;
+  if (!NAME.test(options.name)) throw new Error(`invalid game name "${options.name}": use lowercase letters, digits and dashes`);
+  const sampleDir = join(root, 'samples', options.sample);
+  if (!/^[a-z0-9-]+$/.test(options.sample) || !existsSync(join(sampleDir, 'package.json'))) {
+    const known = (await readdir(join(root, 'samples'))).filter((n) => existsSync(join(root, 'samples', n, 'package.json')));
+    throw new Error(`unknown sample "${options.sample}"; choose one of: ${known.join(', ')}`);
+  }
+  const dir = resolve(options.outDir);
+  if (existsSync(dir) && (await readdir(dir)).length > 0) throw new Error(`${dir} exists and is not empty`);
+  await mkdir(dir, { recursive: true });
+
+  const files: string[] = [];
+  for (const entry of await readdir(sampleDir)) {
+    if (SKIP.has(entry)) continue;
+    await cp(join(sampleDir, entry), join(dir, entry), { recursive: true });
+  }
+  for await (const f of walk(dir)) files.push(relative(dir, f));
+
+  const pkg = JSON.parse(await readFile(join(sampleDir, 'package.json'), 'utf8')) as {
+    name: string;
+    description?: string;
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
+  const rootPkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
+  const dependencies: Record<string, string> = {};
+  for (const [dep, version] of Object.entries(pkg.dependencies ?? {})) {
+    dependencies[dep] = dep.startsWith('@social-layer/') ? `file:${await packageDir(root, dep)}` : version;
+  }
+  const game = {
+    name: options.name,
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    description: `A Social Layer game, made from the ${options.sample} sample.`,
+    scripts: { build: 'node build.mjs' },
+    dependencies,
+    // The build script bundles with esbuild, which the sample took from the workspace root.
+    devDependencies: { esbuild: rootPkg.devDependencies?.esbuild ?? '*', ...pkg.devDependencies },
+  };
+  await writeFile(join(dir, 'package.json'), JSON.stringify(game, null, 2) + '\n');
+
+  const readme = existsSync(join(dir, 'README.md')) ? await readFile(join(dir, 'README.md'), 'utf8') : '';
+  await writeFile(
+    join(dir, 'README.md'),
+    `# ${options.name}\n\nMade from the \`${options.sample}\` sample of Social Layer.\n\n` +
+      '```sh\nnpm install && npm run build     # bundles into dist/\n' +
+      `npx social-layer start --games ${relative(process.cwd(), resolve(dir, '..')) || '.'}   # from the Social Layer checkout: serves /games/${options.name}/\n` +
+      '```\n\nWhat follows is the sample\'s own README.\n\n' +
+      readme.replace(/^# .*\n/, ''),
+  );
+  return { dir, files: files.sort() };
+}
+
+/** The folder of a workspace package of this checkout, by its package name. */
+async function packageDir(root: string, name: string): Promise<string> {
+  const rootPkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { workspaces: string[] };
+  for (const ws of rootPkg.workspaces) {
+    const file = join(root, ws, 'package.json');
+    if (existsSync(file) && (JSON.parse(await readFile(file, 'utf8')) as { name: string }).name === name) return join(root, ws);
+  }
+  throw new Error(`no workspace package named ${name}`);
+}
+
+async function* walk(dir: string): AsyncGenerator<string> {
+  for (const entry of await readdir(dir)) {
+    const path = join(dir, entry);
+    if ((await stat(path)).isDirectory()) yield* walk(path);
+    else yield path;
+  }
+}
