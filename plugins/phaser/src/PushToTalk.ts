@@ -1,13 +1,7 @@
 import * as Phaser from 'phaser';
+import { MODE_PTT, type PushToTalkCall } from '@social-layer/ui';
 
-/** The part of a client `Call` push-to-talk drives. */
-export interface PushToTalkCall {
-  setAudioMode(mode: number): void;
-  setPTTActive(active: boolean): void;
-}
-
-/** AudioModeType.MODE_PTT (the client's enum; the plugin imports client types only). */
-const MODE_PTT = 2;
+export type { PushToTalkCall };
 
 /**
  * Binds a key to a call's push-to-talk: held = talking. The game owns the key, the call owns

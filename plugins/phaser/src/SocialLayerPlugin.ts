@@ -1,9 +1,5 @@
 import * as Phaser from 'phaser';
-import { LobbyOverlay } from './LobbyOverlay.ts';
-import type { LobbyChatPanel } from './LobbyChatPanel.ts';
-import type { LobbyMemberList } from './LobbyMemberList.ts';
-import type { FriendsPanel } from './FriendsPanel.ts';
-import type { InviteToasts } from './InviteToasts.ts';
+import { LobbyOverlay, type FriendsPanel, type InviteToasts, type LobbyChatPanel, type LobbyMemberList } from '@social-layer/ui';
 import type { AttachOptions, FriendsClient, PluginClient, ShowFriendsOptions, ShowLobbyOptions } from './types.ts';
 
 /**

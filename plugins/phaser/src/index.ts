@@ -5,11 +5,9 @@
 import './augment.ts';
 
 export { SocialLayerPlugin } from './SocialLayerPlugin.ts';
-export { LobbyOverlay } from './LobbyOverlay.ts';
-export { LobbyChatPanel } from './LobbyChatPanel.ts';
-export { LobbyMemberList } from './LobbyMemberList.ts';
-export { FriendsPanel } from './FriendsPanel.ts';
-export { InviteToasts } from './InviteToasts.ts';
+// The panels live in @social-layer/ui (shared with the other engine plugins); re-exported so
+// this package's surface is unchanged.
+export { LobbyOverlay, LobbyChatPanel, LobbyMemberList, FriendsPanel, InviteToasts } from '@social-layer/ui';
 export { PushToTalk, type PushToTalkCall } from './PushToTalk.ts';
 export type {
   AttachOptions,

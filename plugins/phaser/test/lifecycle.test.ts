@@ -153,7 +153,7 @@ describe('SocialLayerPlugin in a Phaser game', () => {
     await page.evaluate(() => (window as any).harness.scene().scene.stop());
     expect(await listenerCount()).toBe(0);
     expect(await page.locator('.sl-overlay').count()).toBe(0);
-    expect(await page.locator('style[data-social-layer-phaser]').count()).toBe(0);
+    expect(await page.locator('style[data-social-layer]').count()).toBe(0);
 
     const before = await page.evaluate(() => (window as any).harness.client.runCallbacksCalls as number);
     await page.evaluate(() => (window as any).harness.scene().scene.start('test', { pump: true }));
@@ -168,7 +168,7 @@ describe('SocialLayerPlugin in a Phaser game', () => {
     await page.evaluate(() => (window as any).harness.game.destroy(true));
     await expect.poll(listenerCount).toBe(0);
     expect(await page.locator('.sl-overlay').count()).toBe(0);
-    expect(await page.locator('style[data-social-layer-phaser]').count()).toBe(0);
+    expect(await page.locator('style[data-social-layer]').count()).toBe(0);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -19,7 +19,7 @@ const REDRAW_EVENTS = ['relationshipGroupsUpdated', 'relationshipCreated', 'rela
  * game, online elsewhere, offline), with an Invite button each; friend requests to answer; and a
  * line to add a friend by username. It redraws from the client whenever the client says a list
  * may have changed (relationshipGroupsUpdated and friends), so it keeps no social state of its
- * own. No Phaser import.
+ * own. No engine import.
  */
 export class FriendsPanel {
   /** The panel's root element (class `sl-panel sl-friends`). */

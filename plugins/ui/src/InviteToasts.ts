@@ -11,7 +11,7 @@ const JOIN_REQUEST = 5;
  * Dismiss, or "<friend> wants to join" with Let in. Accept asks the client for the join secret
  * (acceptActivityInvite) and hands it to the game's `onJoin`, which joins the lobby: joining is
  * the game's business, not the plugin's. A toast greys out when the client reports its invite
- * invalid, and goes away after `timeoutMs`. No Phaser import.
+ * invalid, and goes away after `timeoutMs`. No engine import.
  */
 export class InviteToasts {
   /** The container (class `sl-toasts`). */

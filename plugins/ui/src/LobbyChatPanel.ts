@@ -1,19 +1,19 @@
 import type { MessageHandle } from '@social-layer/client';
 import { el, stopPropagation } from './dom.ts';
 import { compareSnowflakes, messageAuthorLabel } from './handles.ts';
-import type { ChatPanelOptions, PluginClient } from './types.ts';
+import type { ChatPanelOptions, PanelClient } from './types.ts';
 
 /**
  * A lobby's chat: the message list and an input line. It shows what the client reports
  * (`messageCreated`) and what the game hands it ({@link LobbyChatPanel.showMessages}, for
- * history), and sends through `client.sendLobbyMessage`. It has no Phaser import, so it works
+ * history), and sends through `client.sendLobbyMessage`. It has no engine import, so it works
  * in any DOM.
  */
 export class LobbyChatPanel {
   /** The panel's root element (class `sl-panel sl-chat`). */
   readonly element: HTMLElement;
   readonly lobbyId: string;
-  readonly #client: PluginClient;
+  readonly #client: PanelClient;
   readonly #log: HTMLUListElement;
   readonly #input: HTMLInputElement;
   readonly #send: HTMLButtonElement;
@@ -25,7 +25,7 @@ export class LobbyChatPanel {
   readonly #unsubscribe: (() => void)[] = [];
   #destroyed = false;
 
-  constructor(client: PluginClient, lobbyId: string, parent: HTMLElement, options: ChatPanelOptions = {}) {
+  constructor(client: PanelClient, lobbyId: string, parent: HTMLElement, options: ChatPanelOptions = {}) {
     this.#client = client;
     this.lobbyId = lobbyId;
     this.#maxMessages = options.maxMessages ?? 200;

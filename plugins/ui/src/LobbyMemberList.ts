@@ -1,7 +1,7 @@
 import type { LobbyMemberHandle } from '@social-layer/client';
 import { el } from './dom.ts';
 import { compareSnowflakes, memberLabel } from './handles.ts';
-import type { MemberListOptions, PluginClient } from './types.ts';
+import type { MemberListOptions, PanelClient } from './types.ts';
 
 const LOBBY_EVENTS = ['lobbyCreated', 'lobbyUpdated', 'lobbyDeleted'] as const;
 const MEMBER_EVENTS = ['lobbyMemberAdded', 'lobbyMemberUpdated', 'lobbyMemberRemoved'] as const;
@@ -9,20 +9,20 @@ const MEMBER_EVENTS = ['lobbyMemberAdded', 'lobbyMemberUpdated', 'lobbyMemberRem
 /**
  * A lobby's members with their display names and whether they are connected now. It redraws
  * from the client's `LobbyHandle` whenever the client reports a change to that lobby, so it
- * never keeps a copy of lobby state. No Phaser import.
+ * never keeps a copy of lobby state. No engine import.
  */
 export class LobbyMemberList {
   /** The panel's root element (class `sl-panel sl-members`). */
   readonly element: HTMLElement;
   readonly lobbyId: string;
-  readonly #client: PluginClient;
+  readonly #client: PanelClient;
   readonly #list: HTMLUListElement;
   readonly #count: HTMLElement;
   readonly #memberColor: MemberListOptions['memberColor'];
   readonly #unsubscribe: (() => void)[] = [];
   #destroyed = false;
 
-  constructor(client: PluginClient, lobbyId: string, parent: HTMLElement, options: MemberListOptions = {}) {
+  constructor(client: PanelClient, lobbyId: string, parent: HTMLElement, options: MemberListOptions = {}) {
     this.#client = client;
     this.lobbyId = lobbyId;
     this.#memberColor = options.memberColor;

@@ -4,23 +4,23 @@ import { InviteToasts } from './InviteToasts.ts';
 import { LobbyChatPanel } from './LobbyChatPanel.ts';
 import { LobbyMemberList } from './LobbyMemberList.ts';
 import { releaseStyles, retainStyles } from './styles.ts';
-import type { FriendsClient, PluginClient, ShowFriendsOptions, ShowLobbyOptions } from './types.ts';
+import type { FriendsClient, PanelClient, ShowFriendsOptions, ShowLobbyOptions } from './types.ts';
 
 /**
- * The DOM layer laid over a game's canvas that holds the lobby panels. Engine-agnostic: the
- * Phaser plugin owns one and drives it from the scene lifecycle.
+ * The DOM layer laid over a game's canvas that holds the lobby panels. Engine-agnostic: each
+ * engine plugin owns one per scene and drives it from the engine's lifecycle.
  */
 export class LobbyOverlay {
   /** The overlay element (class `sl-overlay`), the size of its parent. */
   readonly element: HTMLElement;
-  readonly #client: PluginClient;
+  readonly #client: PanelClient;
   #chat: LobbyChatPanel | undefined;
   #members: LobbyMemberList | undefined;
   #friends: FriendsPanel | undefined;
   #toasts: InviteToasts | undefined;
   #destroyed = false;
 
-  constructor(client: PluginClient, parent: HTMLElement) {
+  constructor(client: PanelClient, parent: HTMLElement) {
     this.#client = client;
     const doc = parent.ownerDocument;
     retainStyles(doc);

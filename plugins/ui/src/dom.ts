@@ -9,7 +9,10 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
-/** Phaser's keyboard plugin listens on window: keys typed into a panel must stop short of it. */
+/**
+ * Engines listen for keys on window or the canvas (Phaser's keyboard plugin on window): keys
+ * typed into a panel must stop short of them.
+ */
 export function stopPropagation(event: Event): void {
   event.stopPropagation();
 }

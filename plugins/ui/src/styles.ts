@@ -108,7 +108,7 @@ const CSS = `
 @keyframes sl-toast-in { from { transform: translateY(-8px); opacity: 0; } to { transform: none; opacity: 1; } }
 `;
 
-const ATTRIBUTE = 'data-social-layer-phaser';
+const ATTRIBUTE = 'data-social-layer';
 const users = new WeakMap<Document, number>();
 
 /** Adds the stylesheet to `doc` unless present; pair every call with {@link releaseStyles}. */

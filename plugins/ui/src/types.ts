@@ -1,0 +1,81 @@
+import type { ActivityInvite, Client } from '@social-layer/client';
+
+/**
+ * The slice of the Client API the lobby panels (chat, member list) use. Naming it keeps the
+ * panels honest about having no social logic of their own, and lets a test hand in a small fake.
+ */
+export type PanelClient = Pick<Client, 'on' | 'getLobbyHandle' | 'getMessageHandle' | 'getCurrentUserV2' | 'sendLobbyMessage'>;
+
+/** Where a panel sits over the game canvas. */
+export type PanelAnchor = 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right';
+
+export interface ChatPanelOptions {
+  /** Panel heading. Default 'Lobby chat'. */
+  title?: string;
+  /** Input placeholder. Default 'Say something…'. */
+  placeholder?: string;
+  /** Oldest rows are dropped past this many. Default 200. */
+  maxMessages?: number;
+  /** Default 'bottom-left'. */
+  anchor?: PanelAnchor;
+}
+
+export interface MemberListOptions {
+  /** Panel heading. Default 'Players'. */
+  title?: string;
+  /** Default 'top-right'. */
+  anchor?: PanelAnchor;
+  /** A CSS color for a member's swatch (the game's avatar color, say); none draws no swatch. */
+  memberColor?: (memberId: string) => string | undefined;
+}
+
+export interface ShowLobbyOptions {
+  /** Chat panel options, or false for no chat panel. */
+  chat?: ChatPanelOptions | false;
+  /** Member list options, or false for no member list. */
+  members?: MemberListOptions | false;
+}
+
+/**
+ * The slice of the Client the friends panel and invite toasts use (social features, issue 6).
+ * A client attached to an engine plugin must have these for `showFriends`.
+ */
+export type FriendsClient = Pick<
+  Client,
+  | 'on'
+  | 'getUser'
+  | 'getRelationships'
+  | 'getRelationshipsByGroup'
+  | 'sendActivityInvite'
+  | 'acceptActivityInvite'
+  | 'sendActivityJoinRequestReply'
+  | 'sendDiscordFriendRequest'
+  | 'acceptDiscordFriendRequest'
+  | 'rejectDiscordFriendRequest'
+>;
+
+export interface FriendsPanelOptions {
+  /** Panel heading. Default 'Friends'. */
+  title?: string;
+  /** Default 'top-left'. */
+  anchor?: PanelAnchor;
+}
+
+export interface InviteToastOptions {
+  /**
+   * Called with the join secret when the player accepts an invite: the game joins the party
+   * (createOrJoinLobby(secret), a scene change...). Without it, Accept only fetches the secret.
+   */
+  onJoin?: (joinSecret: string, invite: ActivityInvite) => void | Promise<void>;
+  /** A toast goes away after this long. Default 30000 ms. */
+  timeoutMs?: number;
+  /** Default 'top-center'. */
+  anchor?: PanelAnchor | 'top-center';
+}
+
+export interface ShowFriendsOptions {
+  /** Friends panel options, or false for none. */
+  panel?: FriendsPanelOptions | false;
+  /** Invite toast options, or false for none. */
+  toasts?: InviteToastOptions | false;
+}
