@@ -5,6 +5,7 @@ import type { User } from '@social-layer/protocol';
 import { ConnectionTracker } from './events/ConnectionTracker.ts';
 import { type EventBus, LocalEventBus } from './events/EventBus.ts';
 import { RedisEventBus } from './events/RedisEventBus.ts';
+import { RedisRateLimitStore } from './events/RedisRateLimitStore.ts';
 import { GatewayServer } from './gateway/GatewayServer.ts';
 import { createHttpApp } from './http/createHttpApp.ts';
 import { RateLimiter } from './http/RateLimiter.ts';
@@ -104,7 +105,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const host = options.host ?? '127.0.0.1';
   const fallbackHost = `${host}:${port}`;
 
-  const rateLimiter = options.rateLimits === false ? null : new RateLimiter();
+  // With Redis, every node draws on one budget per caller; alone, the counters stay in memory.
+  const rateLimiter = options.rateLimits === false ? null : new RateLimiter(options.redisUrl ? new RedisRateLimitStore(options.redisUrl) : undefined);
   const accountServices = createAccountServices(store, log, options.accounts);
   const ctx: ServerContext = {
     ...accountServices,
@@ -211,7 +213,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       social.close();
       await gateway.close();
       connections.close();
-      rateLimiter?.close();
+      await rateLimiter?.close();
       await app.close();
       await lobbies.drain();
       await bus.close();

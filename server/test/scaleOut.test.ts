@@ -56,4 +56,19 @@ describe('scale-out: two nodes, PostgreSQL + Redis', () => {
       g1.ws.close(1000);
     }
   });
+
+  it('shares one rate-limit budget per caller across the nodes', async () => {
+    const [node1, node2] = servers;
+    const r = await node1!.req('POST', '/partner-sdk/token', { body: { client_id: node1!.app.id, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') } });
+    const token = r.body.access_token as string;
+    // users.me.write allows 10 per window: five through each node use it up.
+    for (let i = 0; i < 5; i++) {
+      expect((await node1!.req('PATCH', '/users/@me', { token, body: { global_name: `a${i}` } })).status).toBe(200);
+      expect((await node2!.req('PATCH', '/users/@me', { token, body: { global_name: `b${i}` } })).status).toBe(200);
+    }
+    const limited = await node1!.req('PATCH', '/users/@me', { token, body: { global_name: 'too-many' } });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect((await node2!.req('PATCH', '/users/@me', { token, body: { global_name: 'also-too-many' } })).status).toBe(429);
+  });
 });

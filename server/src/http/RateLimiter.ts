@@ -15,6 +15,44 @@ interface Window {
 }
 
 /**
+ * Where the counters live: in this process (one node), or in Redis so every node of a
+ * scale-out deployment draws on one budget per caller.
+ */
+export interface RateLimitStore {
+  /** Counts one hit in the window of `key`; returns the count so far and when the window ends (ms). */
+  hit(key: string, windowMs: number, now: number): Promise<Window>;
+  close(): Promise<void>;
+}
+
+export class MemoryRateLimitStore implements RateLimitStore {
+  private readonly windows = new Map<string, Window>();
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor() {
+    this.sweep = setInterval(() => {
+      const now = Date.now();
+      for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
+    }, 60_000);
+    this.sweep.unref();
+  }
+
+  async hit(key: string, windowMs: number, now: number): Promise<Window> {
+    let w = this.windows.get(key);
+    if (!w || w.resetAt <= now) {
+      w = { count: 0, resetAt: now + windowMs };
+      this.windows.set(key, w);
+    }
+    w.count++;
+    return { ...w };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweep);
+    this.windows.clear();
+  }
+}
+
+/**
  * Fixed-window rate limits per (credential, bucket), reported with the public headers
  * (protocols.md 2.3): X-RateLimit-Limit, -Remaining, -Reset, -Reset-After, -Bucket, and on a 429
  * also Retry-After and X-RateLimit-Scope. The credential is hashed, never kept; anonymous callers
@@ -22,22 +60,11 @@ interface Window {
  * stricter pre-approval limits of the system we follow, which the spec leaves unstated.
  */
 export class RateLimiter {
-  private readonly windows = new Map<string, Window>();
-  private readonly sweep: NodeJS.Timeout;
+  constructor(private readonly store: RateLimitStore = new MemoryRateLimitStore()) {}
 
-  constructor() {
-    this.sweep = setInterval(() => this.prune(Date.now()), 60_000);
-    this.sweep.unref();
-  }
-
-  check(req: FastifyRequest, reply: FastifyReply, rule: BucketRule, now = Date.now()): void {
+  async check(req: FastifyRequest, reply: FastifyReply, rule: BucketRule, now = Date.now()): Promise<void> {
     const key = `${rule.bucket}:${callerKey(req)}`;
-    let w = this.windows.get(key);
-    if (!w || w.resetAt <= now) {
-      w = { count: 0, resetAt: now + rule.windowMs };
-      this.windows.set(key, w);
-    }
-    w.count++;
+    const w = await this.store.hit(key, rule.windowMs, now);
     const resetAfter = Math.max(0, (w.resetAt - now) / 1000);
     void reply.headers({
       'x-ratelimit-limit': String(rule.limit),
@@ -56,13 +83,8 @@ export class RateLimiter {
     }
   }
 
-  close(): void {
-    clearInterval(this.sweep);
-    this.windows.clear();
-  }
-
-  private prune(now: number): void {
-    for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
+  close(): Promise<void> {
+    return this.store.close();
   }
 }
 

@@ -42,7 +42,7 @@ export function createHttpApp(ctx: ServerContext): FastifyInstance {
 
   app.addHook('preHandler', async (req, reply) => {
     const rule = (req.routeOptions.config as { rateLimit?: BucketRule } | undefined)?.rateLimit;
-    if (rule && ctx.rateLimiter) ctx.rateLimiter.check(req, reply, rule);
+    if (rule && ctx.rateLimiter) await ctx.rateLimiter.check(req, reply, rule);
   });
 
   app.addHook('onResponse', async (req, reply) => {
