@@ -1,0 +1,194 @@
+/**
+ * End to end: the real server in-process serves the built sample; two headless Chromium
+ * players (separate browser contexts, so separate device IDs) meet in one lobby, see each other
+ * in the member list and as avatars on the 3D ground, chat, and one walks by clicking the
+ * ground while the other sees the avatar arrive. WebGL runs on SwiftShader (software).
+ *
+ * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { RunningServer } from '@social-layer/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../build.mjs';
+import type { SampleHook } from '../src/main.ts';
+
+/** The page's window as this sample sees it (each sample has its own hook shape). */
+type SampleWindow = { __socialLayerSample: SampleHook | undefined };
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '../../..');
+const resultsDir = join(repoRoot, 'test-results');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  // WebGL without a GPU: SwiftShader, which Chromium only allows software WebGL with this flag.
+  '--enable-unsafe-swiftshader',
+];
+
+interface HookInfo {
+  userId: string;
+  lobbyId: string;
+  secret: string;
+  displayName: string;
+}
+
+let server: RunningServer;
+let dataDir: string;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+const pageErrors: string[] = [];
+
+async function ensureCoreWasmBuilt(): Promise<void> {
+  // `npm test` builds first; a direct `vitest run` of this file may not have.
+  if (existsSync(join(repoRoot, 'core-wasm/build/coreWasmBytes.js'))) return;
+  execFileSync('npm', ['run', 'build', '--workspace=core-wasm'], { cwd: repoRoot, stdio: 'inherit' });
+}
+
+async function openPlayer(name: string, url: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(`${name}: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(`${name} console: ${message.text()} (${message.location().url})`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) pageErrors.push(`${name} HTTP ${response.status()} ${response.url()}`);
+  });
+  await page.goto(url);
+  return { context, page };
+}
+
+/** Waits for the sample to be in its lobby with the scene rendering, and returns who it is. */
+async function waitReady(page: Page): Promise<HookInfo> {
+  try {
+    await page.waitForFunction(() => (window as unknown as SampleWindow).__socialLayerSample !== undefined, undefined, {
+      timeout: 45_000,
+    });
+    await page.evaluate(() => (window as unknown as SampleWindow).__socialLayerSample!.ready);
+  } catch (error) {
+    // What the page said is usually the real cause (a bundle that threw, no WebGL, a failed request).
+    throw new Error(`the sample did not get ready: ${String(error)}\npage errors:\n${pageErrors.join('\n')}`);
+  }
+  return page.evaluate(() => {
+    const hook = (window as unknown as SampleWindow).__socialLayerSample!;
+    return {
+      userId: hook.userId as string,
+      lobbyId: hook.lobbyId as string,
+      secret: hook.secret as string,
+      displayName: hook.client?.getCurrentUserV2()?.displayName ?? '',
+    };
+  });
+}
+
+function memberRow(page: Page, userId: string) {
+  return page.locator(`.sl-members .sl-member[data-user-id="${userId}"]`);
+}
+
+async function avatarPosition(page: Page, userId: string) {
+  return page.evaluate((id) => (window as unknown as SampleWindow).__socialLayerSample!.avatarPosition(id) ?? null, userId);
+}
+
+/** Clicks where a world position is drawn on the ground: the scene picks the ground there. */
+async function clickWorld(page: Page, x: number, y: number): Promise<void> {
+  const point = await page.evaluate(
+    ([wx, wy]) => (window as unknown as SampleWindow).__socialLayerSample!.worldToClient(wx, wy),
+    [x, y] as const,
+  );
+  if (!point) throw new Error('the sample has no scene to click');
+  await page.mouse.click(point.x, point.y);
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}. Install Debian's package (apt-get install -y chromium) or set ` +
+        'CHROMIUM_PATH; this test never downloads a browser.',
+    );
+  }
+  await ensureCoreWasmBuilt();
+  await mkdir(resultsDir, { recursive: true });
+  dataDir = await mkdtemp(join(tmpdir(), 'babylon-lobby-'));
+  // A fresh build of the current sources into the temp folder, served from there: the repo's
+  // dist/ stays untouched for other suites that may be serving it at the same time.
+  const samplesDir = join(dataDir, 'samples');
+  await build({ outdir: join(samplesDir, 'babylon-lobby', 'dist') });
+  const { startServer } = await import('@social-layer/server');
+  server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, samplesDir, logLevel: 'warn' });
+  await server.createApplication({ name: 'Babylon lobby test' });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}, 180_000);
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => {});
+  await browser?.close();
+  await server?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('babylon-lobby sample in Chromium', () => {
+  it('two players meet, see each other, chat, and a click on the ground moves an avatar for both', async () => {
+    const base = `${server.url}/games/babylon-lobby/`;
+
+    // Player A opens the bare URL: the sample makes a lobby secret and puts it in the URL.
+    const a = await openPlayer('A', base);
+    const infoA = await waitReady(a.page);
+    expect(infoA.userId).toMatch(/^\d+$/);
+    expect(new URL(a.page.url()).searchParams.get('lobby')).toBe(infoA.secret);
+
+    // Player B follows the invite link (the address bar).
+    const b = await openPlayer('B', a.page.url());
+    const infoB = await waitReady(b.page);
+    expect(infoB.userId).not.toBe(infoA.userId);
+    expect(infoB.lobbyId).toBe(infoA.lobbyId);
+
+    // Each sees the other: connected in the member list, by display name, and as an avatar.
+    for (const [page, other] of [
+      [a.page, infoB],
+      [b.page, infoA],
+    ] as const) {
+      const row = memberRow(page, other.userId);
+      await expect.poll(() => row.getAttribute('data-connected'), { timeout: 20_000 }).toBe('true');
+      await expect.poll(() => row.locator('.sl-member-name').textContent(), { timeout: 20_000 }).toBe(other.displayName);
+      await expect.poll(() => avatarPosition(page, other.userId), { timeout: 20_000 }).not.toBeNull();
+    }
+
+    // A chats; B's panel shows it, by A's name.
+    const text = `hello from A ${Date.now()}`;
+    await a.page.locator('.sl-chat-input').fill(text);
+    await a.page.locator('.sl-chat-input').press('Enter');
+    const received = b.page.locator('.sl-chat-message', { hasText: text });
+    await received.waitFor({ timeout: 20_000 });
+    expect(await received.getAttribute('data-author-id')).toBe(infoA.userId);
+    expect(await received.locator('.sl-chat-author').textContent()).toBe(infoA.displayName);
+
+    // A clicks the ground: the scene picks the spot, A's avatar walks there, and B sees it
+    // arrive at the same place. Picking maps a pixel back to the ground, so allow a unit or two.
+    const target = { x: 700, y: 380 };
+    await clickWorld(a.page, target.x, target.y);
+    await expect
+      .poll(async () => {
+        const at = await avatarPosition(a.page, infoA.userId);
+        return at ? Math.hypot(at.x - target.x, at.y - target.y) : Infinity;
+      }, { timeout: 20_000 })
+      .toBeLessThan(3);
+    const settled = await avatarPosition(a.page, infoA.userId);
+    await expect.poll(() => avatarPosition(b.page, infoA.userId), { timeout: 20_000 }).toEqual(settled);
+
+    await a.page.screenshot({ path: join(resultsDir, 'babylon-lobby-player-a.png') });
+    await b.page.screenshot({ path: join(resultsDir, 'babylon-lobby-player-b.png') });
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+});
