@@ -12,6 +12,8 @@ import { worldToGround } from './ground.ts';
 /** Walking speed in world units per millisecond (the Phaser sample's pace). */
 const SPEED = 1 / 2.2;
 const LABEL = { width: 512, height: 96 } as const;
+/** The name tag's width in meters. */
+const LABEL_WIDTH = 4.2;
 
 /**
  * One lobby member on the ground: a colored capsule with a name tag that always faces the
@@ -73,8 +75,8 @@ export class Avatar {
     this.#labelMaterial.disableLighting = true;
     this.#labelMaterial.useAlphaFromDiffuseTexture = true;
     this.#labelMaterial.backFaceCulling = false;
-    const label = CreatePlane(`avatar-label-${userId}`, { width: 2.8, height: 2.8 * (LABEL.height / LABEL.width) }, scene);
-    label.position.y = 2.25;
+    const label = CreatePlane(`avatar-label-${userId}`, { width: LABEL_WIDTH, height: LABEL_WIDTH * (LABEL.height / LABEL.width) }, scene);
+    label.position.y = 2.4;
     label.billboardMode = Mesh.BILLBOARDMODE_ALL;
     label.material = this.#labelMaterial;
     label.renderingGroupId = 1; // drawn over other avatars' bodies, so names stay readable
@@ -146,7 +148,7 @@ export class Avatar {
   #drawLabel(name: string): void {
     const ctx = this.#label.getContext() as unknown as CanvasRenderingContext2D;
     ctx.clearRect(0, 0, LABEL.width, LABEL.height);
-    ctx.font = '600 44px system-ui, sans-serif';
+    ctx.font = '600 48px system-ui, sans-serif';
     const width = Math.min(LABEL.width - 8, ctx.measureText(name).width + 40);
     const left = (LABEL.width - width) / 2;
     ctx.fillStyle = 'rgba(0, 0, 0, 0.55)';

@@ -63,7 +63,7 @@ export class LobbyWorld {
     this.scene = new Scene(this.engine);
     this.scene.clearColor = Color4.FromHexString('#12151fff');
     // A fixed camera looking down at the field: clicks are moves, not camera drags.
-    this.camera = new ArcRotateCamera('camera', -Math.PI / 2, 0.78, 30, new Vector3(0, 0, -1), this.scene);
+    this.camera = new ArcRotateCamera('camera', -Math.PI / 2, 0.8, 30.5, new Vector3(0, 0, -1.2), this.scene);
     const light = new HemisphericLight('light', new Vector3(0.3, 1, -0.4), this.scene);
     light.groundColor = new Color3(0.25, 0.27, 0.35);
     this.#ground = this.#drawField();
@@ -242,14 +242,14 @@ export class LobbyWorld {
     // The hint stands at the far edge of the field, like a sign.
     const texture = new DynamicTexture('hint', { width: 1024, height: 64 }, scene, true);
     texture.hasAlpha = true;
-    texture.drawText('Click the ground to walk · share the URL to invite a friend', null, 44, '500 30px system-ui, sans-serif', '#9aa1b8', 'transparent', true);
+    texture.drawText('Click the ground to walk · share the URL to invite a friend', null, 42, 'bold 27px sans-serif', '#9aa1b8', 'transparent', true);
     const hintMaterial = new StandardMaterial('hint', scene);
     hintMaterial.diffuseTexture = texture;
     hintMaterial.emissiveColor = Color3.White();
     hintMaterial.disableLighting = true;
     hintMaterial.useAlphaFromDiffuseTexture = true;
-    const hint = CreatePlane('hint', { width: 16, height: 1 }, scene);
-    hint.position.set(0, 0.6, halfD + 0.4);
+    const hint = CreatePlane('hint', { width: 22, height: 22 / 16 }, scene);
+    hint.position.set(0, 0.8, halfD + 0.5);
     hint.material = hintMaterial;
     hint.isPickable = false;
     return ground;
