@@ -2,7 +2,9 @@
  * End to end: the real server in-process serves the built sample; two headless Chromium
  * players (separate browser contexts, so separate device IDs) meet in one lobby, see each other
  * in the member list and as avatars on the 3D ground, chat, and one walks by clicking the
- * ground while the other sees the avatar arrive. WebGL runs on SwiftShader (software).
+ * ground while the other sees the avatar arrive. Then two more join the lobby's call: one holds
+ * V (the adapter's PushToTalk) with Chromium's fake microphone, the other hears it and shows the
+ * speaking ring. WebGL runs on SwiftShader (software).
  *
  * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
  */
@@ -35,6 +37,10 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
   // WebGL without a GPU: SwiftShader, which Chromium only allows software WebGL with this flag.
   '--enable-unsafe-swiftshader',
+  // A fake microphone (beeps) for the voice test.
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
+  '--autoplay-policy=no-user-gesture-required',
 ];
 
 interface HookInfo {
@@ -189,6 +195,48 @@ describe('babylon-lobby sample in Chromium', () => {
 
     await a.page.screenshot({ path: join(resultsDir, 'babylon-lobby-player-a.png') });
     await b.page.screenshot({ path: join(resultsDir, 'babylon-lobby-player-b.png') });
+    expect(pageErrors).toEqual([]);
+    // Software WebGL in four pages at once would starve the voice test of CPU.
+    await a.context.close();
+    await b.context.close();
+  }, 120_000);
+
+  it('push-to-talk on V is heard on the other page, with the speaking ring', async () => {
+    const a = await openPlayer('Talker', `${server.url}/games/babylon-lobby/`);
+    const infoA = await waitReady(a.page);
+    const b = await openPlayer('Listener', a.page.url());
+    await waitReady(b.page);
+    const callState = (page: Page) =>
+      page.evaluate(() => {
+        const call = (window as unknown as SampleWindow).__socialLayerSample!.voice?.call;
+        return call ? { status: call.getStatus(), e2ee: call.isE2eeReady(), level: call.getPlaybackLevel() } : null;
+      });
+    const ringShown = (page: Page, userId: string) =>
+      page.evaluate((id) => (window as unknown as SampleWindow).__socialLayerSample!.isSpeakingShown(id), userId);
+
+    await a.page.locator('#voice').click();
+    await b.page.locator('#voice').click();
+    for (const page of [a.page, b.page]) {
+      await expect.poll(() => callState(page), { timeout: 30_000 }).toMatchObject({ status: 4, e2ee: true }); // Connected
+    }
+    await expect.poll(() => a.page.locator('#voice-hint').textContent(), { timeout: 10_000 }).toBe('Hold V to talk');
+    expect(await ringShown(b.page, infoA.userId)).toBe(false);
+
+    // Held: the beeps reach B's speakers and A's avatar shows the ring on B. The key goes to the
+    // page, not to a focused canvas: the adapter listens on the window.
+    await a.page.keyboard.down('v');
+    let loudest = 0;
+    await expect
+      .poll(async () => (loudest = Math.max(loudest, (await callState(b.page))!.level)), { timeout: 30_000, interval: 50 })
+      .toBeGreaterThan(0.01);
+    await expect.poll(() => ringShown(b.page, infoA.userId), { timeout: 10_000 }).toBe(true);
+    await b.page.screenshot({ path: join(resultsDir, 'babylon-lobby-voice-listener.png') });
+
+    // Released: the ring goes off once the frames already captured have played out (seconds,
+    // on two busy cores rendering WebGL in software).
+    await a.page.keyboard.up('v');
+    expect(await a.page.evaluate(() => (window as unknown as SampleWindow).__socialLayerSample!.voice?.call?.getPTTActive())).toBe(false);
+    await expect.poll(() => ringShown(b.page, infoA.userId), { timeout: 20_000 }).toBe(false);
     expect(pageErrors).toEqual([]);
   }, 120_000);
 });
