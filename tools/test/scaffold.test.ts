@@ -24,6 +24,10 @@ describe('scaffolder', () => {
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     expect(pkg.name).toBe('space-chat');
     expect(pkg.dependencies['@social-layer/client']).toBe(`file:${join(ROOT, 'bindings/client')}`);
+    // Packages the game only needs through others are linked too: none is on a registry.
+    for (const [name, dir] of [['@social-layer/protocol', 'bindings/protocol'], ['@social-layer/core-wasm', 'core-wasm'], ['@social-layer/ui', 'plugins/ui']]) {
+      expect(pkg.dependencies[name!]).toBe(`file:${join(ROOT, dir!)}`);
+    }
     expect(pkg.dependencies.phaser).toMatch(/^\^4/);
     expect(pkg.devDependencies.esbuild).toBeTruthy();
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('Made from the `phaser-lobby` sample');

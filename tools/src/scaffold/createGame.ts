@@ -57,7 +57,12 @@ export async function createGame(options: CreateGameOptions): Promise<CreatedGam
   const rootPkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
   const dependencies: Record<string, string> = {};
   for (const [dep, version] of Object.entries(pkg.dependencies ?? {})) {
-    dependencies[dep] = dep.startsWith('@social-layer/') ? `file:${await packageDir(root, dep)}` : version;
+    if (!dep.startsWith('@social-layer/')) dependencies[dep] = version;
+  }
+  // Every Social Layer package the game needs, direct or not, is linked from this checkout: none
+  // is on a registry, so npm must never look one up there.
+  for (const dep of await socialLayerClosure(root, Object.keys(pkg.dependencies ?? {}))) {
+    dependencies[dep] = `file:${await packageDir(root, dep)}`;
   }
   const game = {
     name: options.name,
@@ -82,6 +87,20 @@ export async function createGame(options: CreateGameOptions): Promise<CreatedGam
       readme.replace(/^# .*\n/, ''),
   );
   return { dir, files: files.sort() };
+}
+
+/** The @social-layer packages among `names` and everything they depend on, sorted. */
+async function socialLayerClosure(root: string, names: string[]): Promise<string[]> {
+  const seen = new Set<string>();
+  const queue = names.filter((n) => n.startsWith('@social-layer/'));
+  while (queue.length > 0) {
+    const name = queue.pop()!;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const pkg = JSON.parse(await readFile(join(await packageDir(root, name), 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    for (const dep of Object.keys(pkg.dependencies ?? {})) if (dep.startsWith('@social-layer/')) queue.push(dep);
+  }
+  return [...seen].sort();
 }
 
 /** The folder of a workspace package of this checkout, by its package name. */
