@@ -1,0 +1,34 @@
+/**
+ * Runs `task` for the newest value only: while one run is in flight, later values replace each
+ * other and the last one runs next. Clicking fast sends one update per round trip, not a queue.
+ */
+export class LatestOnly<T> {
+  readonly #task: (value: T) => Promise<unknown>;
+  readonly #onError: (error: unknown) => void;
+  #pending: { value: T } | undefined;
+  #running = false;
+
+  constructor(task: (value: T) => Promise<unknown>, onError: (error: unknown) => void) {
+    this.#task = task;
+    this.#onError = onError;
+  }
+
+  push(value: T): void {
+    this.#pending = { value };
+    if (!this.#running) void this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    this.#running = true;
+    while (this.#pending) {
+      const { value } = this.#pending;
+      this.#pending = undefined;
+      try {
+        await this.#task(value);
+      } catch (error) {
+        this.#onError(error);
+      }
+    }
+    this.#running = false;
+  }
+}

@@ -1,0 +1,291 @@
+import * as pc from 'playcanvas';
+import type { ClientEvents } from '@social-layer/client';
+import { SocialLayer } from '@social-layer/playcanvas';
+import { Avatar } from './Avatar.ts';
+import { ring } from './ring.ts';
+import { clampToWorld, decodeAvatarState, encodeAvatarState, savePosition, type AvatarState } from './avatarState.ts';
+import { lobbyUrl } from './deepLink.ts';
+import { LatestOnly } from './LatestOnly.ts';
+import { keepPresenceInStep } from './richPresence.ts';
+import type { LobbySession } from './session.ts';
+import { GROUND, rayToGround, sceneToWorld, worldToScene } from './world.ts';
+
+const HISTORY_LIMIT = 50;
+const LOBBY_EVENTS = ['lobbyUpdated', 'lobbyMemberAdded', 'lobbyMemberUpdated', 'lobbyMemberRemoved'] as const;
+
+/**
+ * The 3D lobby: a PlayCanvas app with a ground, a camera looking down on it and one avatar per
+ * lobby member, placed where their member metadata says. Clicking the ground walks your avatar
+ * there (a ray from the camera through the click, met with the ground plane) and shares the
+ * spot as member metadata, which the others receive as `lobbyMemberUpdated`. The Social Layer
+ * panels come from `@social-layer/playcanvas`.
+ */
+export class LobbyWorld {
+  readonly app: pc.Application;
+  readonly social: SocialLayer;
+  readonly camera: pc.Entity;
+  readonly #session: LobbySession;
+  readonly #canvas: HTMLCanvasElement;
+  readonly #labels: HTMLElement;
+  readonly #avatars = new Map<string, Avatar>();
+  readonly #speaking = new Set<string>();
+  readonly #unsubscribe: (() => void)[] = [];
+  readonly #publish: LatestOnly<AvatarState>;
+  readonly #ripple: pc.Entity;
+  #rippleAge = Infinity;
+  #me: AvatarState;
+
+  constructor(session: LobbySession, canvas: HTMLCanvasElement) {
+    this.#session = session;
+    this.#canvas = canvas;
+    this.#me = { ...session.avatar };
+    // Member metadata is replaced as a whole: createOrJoinLobbyWithMetadata on a lobby we are
+    // already in updates our metadata and fans it out to the other members.
+    this.#publish = new LatestOnly(
+      (state) => session.client.createOrJoinLobbyWithMetadata(session.secret, {}, encodeAvatarState(state)),
+      (error) => console.warn('Could not share the avatar position', error),
+    );
+
+    this.app = new pc.Application(canvas, {
+      mouse: new pc.Mouse(canvas),
+      touch: 'ontouchstart' in window ? new pc.TouchDevice(canvas) : undefined,
+      keyboard: new pc.Keyboard(window),
+      graphicsDeviceOptions: { antialias: true, alpha: false },
+    });
+    // The canvas fills #game (CSS) and the drawing buffer follows its size.
+    this.app.setCanvasFillMode(pc.FILLMODE_NONE);
+    this.app.setCanvasResolution(pc.RESOLUTION_AUTO);
+    // A lobby is mostly still: draw a frame only when something changed (see #redraw), which
+    // leaves the CPU to voice and the page, and saves battery.
+    this.app.autoRender = false;
+    window.addEventListener('resize', this.#onResize);
+
+    this.#labels = document.createElement('div');
+    this.#labels.className = 'avatar-labels';
+    canvas.parentElement?.append(this.#labels);
+
+    this.camera = this.#buildScene();
+    this.#ripple = this.#buildRipple();
+
+    const { client, lobbyId } = session;
+    this.social = new SocialLayer(this.app, client, { pumpCallbacks: true })
+      .showLobby(lobbyId, { members: { memberColor: (memberId) => this.#stateOf(memberId)?.color } })
+      // Friends with presence and Invite buttons; an accepted invite takes the player to that lobby.
+      .showFriends({ toasts: { onJoin: (secret) => location.assign(lobbyUrl(secret)) } });
+    this.#unsubscribe.push(keepPresenceInStep(session));
+    client
+      .getLobbyMessagesWithLimit(lobbyId, HISTORY_LIMIT)
+      .then((messages) => this.social.chat?.showMessages(messages))
+      .catch((error: unknown) => console.warn('Could not load the chat history', error));
+
+    const onLobbyChange: ClientEvents['lobbyUpdated'] = (changedLobbyId) => {
+      if (changedLobbyId === lobbyId) this.#syncAvatars();
+    };
+    for (const event of LOBBY_EVENTS) this.#unsubscribe.push(client.on(event, onLobbyChange));
+    this.#unsubscribe.push(client.on('userUpdated', () => this.#syncAvatars()));
+
+    this.app.mouse?.on(pc.EVENT_MOUSEDOWN, this.#onMouseDown, this);
+    this.app.touch?.on(pc.EVENT_TOUCHSTART, this.#onTouchStart, this);
+    this.app.on('update', this.#onUpdate, this);
+    this.app.once('destroy', this.#onDestroy, this);
+
+    this.#syncAvatars();
+    this.app.start();
+    this.#onResize();
+  }
+
+  /** Where a member's avatar stands now (mid-walk included), in world units, or undefined. */
+  avatarPosition(userId: string): { x: number; y: number } | undefined {
+    const avatar = this.#avatars.get(userId);
+    return avatar ? { x: Math.round(avatar.position.x), y: Math.round(avatar.position.y) } : undefined;
+  }
+
+  /** Page (viewport) coordinates of a world position on the ground, to click there. */
+  worldToClient(x: number, y: number): { x: number; y: number } {
+    const screen = this.camera.camera!.worldToScreen(worldToScene(x, y));
+    const rect = this.#canvas.getBoundingClientRect();
+    return { x: rect.left + screen.x, y: rect.top + screen.y };
+  }
+
+  /** Lights a member's avatar while they are heard in the call (speakingStatusChanged). */
+  setSpeaking(userId: string, speaking: boolean): void {
+    if (speaking) this.#speaking.add(userId);
+    else this.#speaking.delete(userId);
+    this.#avatars.get(userId)?.setSpeaking(speaking);
+    this.#redraw();
+  }
+
+  /** Asks for the next frame to be drawn (the app renders on demand). */
+  #redraw(): void {
+    this.app.renderNextFrame = true;
+  }
+
+  clearSpeaking(): void {
+    for (const userId of [...this.#speaking]) this.setSpeaking(userId, false);
+  }
+
+  /** Whether a member's avatar shows the speaking ring now. */
+  isSpeakingShown(userId: string): boolean {
+    return this.#avatars.get(userId)?.speaking ?? false;
+  }
+
+  /** Walks your avatar to a world position and tells the lobby. */
+  moveSelfTo(x: number, y: number): void {
+    const target = clampToWorld(x, y);
+    this.#me = { ...this.#me, ...target };
+    this.#avatars.get(this.#session.userId)?.walkTo(target.x, target.y);
+    savePosition(this.#session.secret, target);
+    this.#publish.push(this.#me);
+  }
+
+  /** A click or tap at canvas coordinates: a ray from the camera, met with the ground. */
+  #pick(canvasX: number, canvasY: number): void {
+    const camera = this.camera.camera!;
+    const from = camera.screenToWorld(canvasX, canvasY, camera.nearClip);
+    const to = camera.screenToWorld(canvasX, canvasY, camera.farClip);
+    const hit = rayToGround(from, to);
+    if (!hit) return;
+    const spot = sceneToWorld(hit);
+    this.#showRipple(clampToWorld(spot.x, spot.y));
+    this.moveSelfTo(spot.x, spot.y);
+  }
+
+  #onMouseDown(event: pc.MouseEvent): void {
+    // pc.Mouse listens on the window: a click on a panel over the canvas is not a pick.
+    if (event.button !== pc.MOUSEBUTTON_LEFT || event.event.target !== this.#canvas) return;
+    this.#pick(event.x, event.y);
+  }
+
+  #onTouchStart(event: pc.TouchEvent): void {
+    const touch = event.changedTouches[0];
+    if (!touch || event.event?.target !== this.#canvas) return;
+    this.#pick(touch.x, touch.y);
+  }
+
+  #onUpdate(dt: number): void {
+    const camera = this.camera.camera!;
+    for (const avatar of this.#avatars.values()) {
+      if (avatar.update(dt)) this.#redraw();
+      avatar.placeLabel(camera);
+    }
+    if (this.#rippleAge < 0.45) {
+      this.#redraw();
+      this.#rippleAge += dt;
+      const scale = 0.5 + this.#rippleAge * 4;
+      this.#ripple.setLocalScale(scale, 1, scale);
+      this.#ripple.enabled = this.#rippleAge < 0.45;
+    }
+  }
+
+  readonly #onResize = (): void => {
+    this.app.resizeCanvas();
+    this.#redraw();
+  };
+
+  #onDestroy(): void {
+    for (const off of this.#unsubscribe.splice(0)) off();
+    window.removeEventListener('resize', this.#onResize);
+    this.app.mouse?.off(pc.EVENT_MOUSEDOWN, this.#onMouseDown, this);
+    this.app.touch?.off(pc.EVENT_TOUCHSTART, this.#onTouchStart, this);
+    this.app.off('update', this.#onUpdate, this);
+    for (const avatar of this.#avatars.values()) avatar.destroy();
+    this.#avatars.clear();
+    this.#labels.remove();
+  }
+
+  #stateOf(memberId: string): AvatarState | undefined {
+    const member = this.#session.client.getLobbyHandle(this.#session.lobbyId)?.getLobbyMemberHandle(memberId);
+    return member ? decodeAvatarState(member.metadata()) : undefined;
+  }
+
+  /** Makes the avatars match the lobby's members as the client knows them now. */
+  #syncAvatars(): void {
+    const { client, lobbyId, userId } = this.#session;
+    const members = client.getLobbyHandle(lobbyId)?.lobbyMembers() ?? [];
+    const seen = new Set<string>();
+    for (const member of members) {
+      seen.add(member.id);
+      const isSelf = member.id === userId;
+      // Our own position is whatever we last clicked; the echo of an older update must not
+      // pull the avatar back.
+      const state = isSelf ? this.#me : decodeAvatarState(member.metadata());
+      let avatar = this.#avatars.get(member.id);
+      if (!avatar) {
+        avatar = new Avatar(this.app, this.#labels, member.id, state.x, state.y, isSelf);
+        avatar.setSpeaking(this.#speaking.has(member.id));
+        this.#avatars.set(member.id, avatar);
+      } else {
+        avatar.walkTo(state.x, state.y);
+      }
+      const user = member.user();
+      avatar.setLook(user?.displayName || user?.username || 'Player', state.color, member.connected());
+    }
+    for (const [id, avatar] of this.#avatars) {
+      if (seen.has(id)) continue;
+      avatar.destroy();
+      this.#avatars.delete(id);
+    }
+    this.social.members?.refresh();
+    this.#redraw();
+  }
+
+  /** Camera, lights, the ground with its grid and border. Returns the camera. */
+  #buildScene(): pc.Entity {
+    const { app } = this;
+    app.scene.ambientLight = new pc.Color(0.38, 0.4, 0.5);
+
+    const camera = new pc.Entity('camera');
+    camera.addComponent('camera', { clearColor: new pc.Color(0.047, 0.055, 0.086), fov: 42, nearClip: 0.1, farClip: 100 });
+    camera.setPosition(0, 12.5, 10.5);
+    camera.lookAt(0, 0, 0.6);
+    app.root.addChild(camera);
+
+    const sun = new pc.Entity('sun');
+    sun.addComponent('light', { type: 'directional', color: new pc.Color(1, 0.97, 0.9), intensity: 1.1, castShadows: false });
+    sun.setEulerAngles(50, 30, 0);
+    app.root.addChild(sun);
+
+    const flat = (r: number, g: number, b: number, emissive = false) => {
+      const m = new pc.StandardMaterial();
+      m.diffuse.set(r, g, b);
+      if (emissive) m.emissive.set(r, g, b);
+      m.update();
+      return m;
+    };
+    const box = (name: string, mat: pc.Material, x: number, z: number, sx: number, sy: number, sz: number) => {
+      const e = new pc.Entity(name);
+      e.addComponent('render', { type: 'box', material: mat, castShadows: false });
+      e.setLocalPosition(x, sy / 2 - 0.0001, z);
+      e.setLocalScale(sx, sy, sz);
+      app.root.addChild(e);
+    };
+    box('ground', flat(0.114, 0.137, 0.208), 0, 0, GROUND.width, 0.02, GROUND.depth);
+    box('ground-base', flat(0.07, 0.08, 0.12), 0, 0, GROUND.width + 0.6, 0.01, GROUND.depth + 0.6);
+    const line = flat(0.16, 0.19, 0.27, true);
+    for (let x = 1; x < GROUND.width; x += 1) box('grid', line, x - GROUND.width / 2, 0, 0.02, 0.025, GROUND.depth);
+    for (let z = 1; z < GROUND.depth; z += 1) box('grid', line, 0, z - GROUND.depth / 2, GROUND.width, 0.025, 0.02);
+    const border = flat(0.486, 0.612, 1, true);
+    box('border', border, 0, -GROUND.depth / 2, GROUND.width, 0.08, 0.06);
+    box('border', border, 0, GROUND.depth / 2, GROUND.width, 0.08, 0.06);
+    box('border', border, -GROUND.width / 2, 0, 0.06, 0.08, GROUND.depth);
+    box('border', border, GROUND.width / 2, 0, 0.06, 0.08, GROUND.depth);
+    return camera;
+  }
+
+  #buildRipple(): pc.Entity {
+    const m = new pc.StandardMaterial();
+    m.diffuse.set(1, 1, 1);
+    m.emissive.set(1, 1, 1);
+    m.update();
+    const ripple = ring(this.app, 'ripple', m, 0.3, 0.025, 0);
+    ripple.enabled = false;
+    this.app.root.addChild(ripple);
+    return ripple;
+  }
+
+  #showRipple(at: { x: number; y: number }): void {
+    this.#ripple.setPosition(worldToScene(at.x, at.y).add(new pc.Vec3(0, 0.03, 0)));
+    this.#rippleAge = 0;
+    this.#ripple.enabled = true;
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * End to end: the real server in-process serves the built sample; two headless Chromium
+ * players (separate browser contexts, so separate device IDs) meet in one lobby, see each
+ * other, chat, a click on the ground walks one avatar there on both screens, and holding V in
+ * the lobby's call lights the speaker's ring on the other screen. PlayCanvas draws with WebGL,
+ * which headless Chromium without a GPU gets from SwiftShader; voice uses a fake microphone.
+ *
+ * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { RunningServer } from '@social-layer/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../build.mjs';
+import type { SampleWindow } from '../src/main.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '../../..');
+const resultsDir = join(repoRoot, 'test-results');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  // WebGL without a GPU: Chromium's software rasterizer.
+  '--use-gl=angle',
+  '--use-angle=swiftshader',
+  '--enable-unsafe-swiftshader',
+  // A fake microphone for voice, no permission prompt.
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
+  '--autoplay-policy=no-user-gesture-required',
+];
+
+/** Fields of the sample's hook that survive serialization out of the page. */
+interface HookInfo {
+  userId: string;
+  lobbyId: string;
+  secret: string;
+  displayName: string;
+}
+
+let server: RunningServer;
+let dataDir: string;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+const pageErrors: string[] = [];
+
+async function ensureCoreWasmBuilt(): Promise<void> {
+  // `npm test` builds first; a direct `vitest run` of this file may not have.
+  if (existsSync(join(repoRoot, 'core-wasm/build/coreWasmBytes.js'))) return;
+  execFileSync('npm', ['run', 'build', '--workspace=core-wasm'], { cwd: repoRoot, stdio: 'inherit' });
+}
+
+async function openPlayer(name: string, url: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(`${name}: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(`${name} console: ${message.text()} (${message.location().url})`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) pageErrors.push(`${name} HTTP ${response.status()} ${response.url()}`);
+  });
+  await page.goto(url);
+  return { context, page };
+}
+
+/** Waits for the sample to be in its lobby with a frame drawn, and returns who it is. */
+async function waitReady(page: Page): Promise<HookInfo> {
+  try {
+    await page.waitForFunction(() => (window as unknown as SampleWindow).__socialLayerSample !== undefined, undefined, {
+      timeout: 45_000,
+    });
+    await page.evaluate(() => (window as unknown as SampleWindow).__socialLayerSample.ready);
+  } catch (error) {
+    // What the page said is usually the real cause (a bundle that threw, a failed request).
+    throw new Error(`the sample did not get ready: ${String(error)}\npage errors:\n${pageErrors.join('\n')}`);
+  }
+  return page.evaluate(() => {
+    const hook = (window as unknown as SampleWindow).__socialLayerSample;
+    return {
+      userId: hook.userId as string,
+      lobbyId: hook.lobbyId as string,
+      secret: hook.secret as string,
+      displayName: hook.client?.getCurrentUserV2()?.displayName ?? '',
+    };
+  });
+}
+
+function memberRow(page: Page, userId: string) {
+  return page.locator(`.sl-members .sl-member[data-user-id="${userId}"]`);
+}
+
+async function avatarPosition(page: Page, userId: string) {
+  return page.evaluate((id) => (window as unknown as SampleWindow).__socialLayerSample.avatarPosition(id) ?? null, userId);
+}
+
+async function clickWorld(page: Page, x: number, y: number): Promise<void> {
+  const point = await page.evaluate(
+    ([wx, wy]) => (window as unknown as SampleWindow).__socialLayerSample.worldToClient(wx, wy),
+    [x, y] as const,
+  );
+  if (!point) throw new Error('the sample has no world to click');
+  await page.mouse.click(point.x, point.y);
+}
+
+/**
+ * How far the colors the WebGL canvas drew in a short column just above a world spot stray from
+ * the ground's color at an empty spot (0-441, RGB distance): an avatar standing there shows up
+ * as a large number.
+ */
+async function drawnContrast(page: Page, at: { x: number; y: number }, empty: { x: number; y: number }): Promise<number> {
+  return page.evaluate(
+    ([spot, ground]) =>
+      new Promise<number>((resolve) => {
+        const hook = (window as unknown as SampleWindow).__socialLayerSample;
+        const app = hook.app!;
+        // The sample draws on demand: ask for a frame, and read it before it is composited.
+        app.renderNextFrame = true;
+        app.once('frameend', () => {
+          const canvas = app.graphicsDevice.canvas as HTMLCanvasElement;
+          const copy = document.createElement('canvas');
+          copy.width = canvas.width;
+          copy.height = canvas.height;
+          const context = copy.getContext('2d')!;
+          context.drawImage(canvas, 0, 0);
+          const rect = canvas.getBoundingClientRect();
+          const toCanvas = (p: { x: number; y: number }) => ({
+            x: Math.round(((p.x - rect.left) * canvas.width) / rect.width),
+            y: Math.round(((p.y - rect.top) * canvas.height) / rect.height),
+          });
+          const pixel = (x: number, y: number) => context.getImageData(x, y, 1, 1).data;
+          const a = toCanvas(hook.worldToClient(spot.x, spot.y)!);
+          const g = toCanvas(hook.worldToClient(ground.x, ground.y)!);
+          const reference = pixel(g.x, g.y);
+          let most = 0;
+          for (let dy = 0; dy <= 50; dy += 2) {
+            const p = pixel(a.x, a.y - dy);
+            most = Math.max(most, Math.hypot(p[0]! - reference[0]!, p[1]! - reference[1]!, p[2]! - reference[2]!));
+          }
+          resolve(most);
+        });
+      }),
+    [at, empty] as const,
+  );
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}. Install Debian's package (apt-get install -y chromium) or set ` +
+        'CHROMIUM_PATH; this test never downloads a browser.',
+    );
+  }
+  await ensureCoreWasmBuilt();
+  await mkdir(resultsDir, { recursive: true });
+  dataDir = await mkdtemp(join(tmpdir(), 'playcanvas-lobby-'));
+  // A fresh build of the current sources into the temp folder, served from there: the repo's
+  // dist/ stays untouched for other suites that may be serving it at the same time.
+  const samplesDir = join(dataDir, 'samples');
+  await build({ outdir: join(samplesDir, 'playcanvas-lobby', 'dist') });
+  const { startServer } = await import('@social-layer/server');
+  server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, samplesDir, logLevel: 'warn' });
+  // /games/config.json names the server's first application.
+  await server.createApplication({ name: 'PlayCanvas lobby test' });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}, 180_000);
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => {});
+  await browser?.close();
+  await server?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('playcanvas-lobby sample in Chromium', () => {
+  it('two players meet, see each other, chat, a click walks an avatar on both screens, push-to-talk lights the speaker', async () => {
+    const base = `${server.url}/games/playcanvas-lobby/`;
+
+    // Player A opens the bare URL: the sample makes a lobby secret and puts it in the URL.
+    const a = await openPlayer('A', base);
+    const infoA = await waitReady(a.page);
+    expect(infoA.userId).toMatch(/^\d+$/);
+    expect(new URL(a.page.url()).searchParams.get('lobby')).toBe(infoA.secret);
+
+    // Player B follows the invite link (the address bar).
+    const b = await openPlayer('B', a.page.url());
+    const infoB = await waitReady(b.page);
+    expect(infoB.userId).not.toBe(infoA.userId);
+    expect(infoB.lobbyId).toBe(infoA.lobbyId);
+
+    // Each sees the other: connected in the member list, an avatar in the world, a name tag.
+    for (const [page, other] of [
+      [a.page, infoB],
+      [b.page, infoA],
+    ] as const) {
+      const row = memberRow(page, other.userId);
+      await expect.poll(() => row.getAttribute('data-connected'), { timeout: 20_000 }).toBe('true');
+      await expect.poll(() => row.locator('.sl-member-name').textContent(), { timeout: 20_000 }).toBe(other.displayName);
+      await expect.poll(() => avatarPosition(page, other.userId), { timeout: 20_000 }).not.toBeNull();
+      await expect
+        .poll(() => page.locator(`.avatar-label[data-user-id="${other.userId}"]`).textContent(), { timeout: 20_000 })
+        .toBe(other.displayName);
+    }
+
+    // The canvas really draws (WebGL): B's avatar stands out from the bare ground on A's screen.
+    const spotB = (await avatarPosition(a.page, infoB.userId))!;
+    expect(await drawnContrast(a.page, spotB, { x: 60, y: 590 })).toBeGreaterThan(100);
+
+    // A chats; B's panel shows it.
+    const text = `hello from A ${Date.now()}`;
+    await a.page.locator('.sl-chat-input').fill(text);
+    await a.page.locator('.sl-chat-input').press('Enter');
+    const received = b.page.locator('.sl-chat-message', { hasText: text });
+    await received.waitFor({ timeout: 20_000 });
+    expect(await received.getAttribute('data-author-id')).toBe(infoA.userId);
+    expect(await received.locator('.sl-chat-author').textContent()).toBe(infoA.displayName);
+
+    // A clicks the ground: its avatar walks there, and B sees it arrive. The pick is a ray from
+    // the camera met with the ground plane, so the spot comes back within a unit of the target.
+    const target = { x: 700, y: 380 };
+    await clickWorld(a.page, target.x, target.y);
+    const near = (p: { x: number; y: number } | null) => p !== null && Math.abs(p.x - target.x) <= 2 && Math.abs(p.y - target.y) <= 2;
+    await expect.poll(async () => near(await avatarPosition(a.page, infoA.userId)), { timeout: 20_000 }).toBe(true);
+    const landed = (await avatarPosition(a.page, infoA.userId))!;
+    await expect.poll(() => avatarPosition(b.page, infoA.userId), { timeout: 20_000 }).toEqual(landed);
+
+    // A click on a panel over the canvas is not a pick: the avatar stays.
+    await a.page.locator('.sl-chat-input').click();
+    await a.page.waitForTimeout(300);
+    expect(await avatarPosition(a.page, infoA.userId)).toEqual(landed);
+
+    await a.page.screenshot({ path: join(resultsDir, 'playcanvas-lobby-player-a.png') });
+    await b.page.screenshot({ path: join(resultsDir, 'playcanvas-lobby-player-b.png') });
+
+    // Voice: both join the lobby's call; while A holds V (push-to-talk, bound through the
+    // plugin), B shows A's speaking ring and a speaking name tag; releasing V clears them.
+    await a.page.locator('#voice').click();
+    await b.page.locator('#voice').click();
+    for (const page of [a.page, b.page]) {
+      await expect.poll(() => page.locator('#voice-hint').textContent(), { timeout: 30_000 }).toBe('Hold V to talk');
+    }
+    const speakingOnB = () =>
+      b.page.evaluate((id) => (window as unknown as SampleWindow).__socialLayerSample.isSpeakingShown(id), infoA.userId);
+    const tagA = b.page.locator(`.avatar-label[data-user-id="${infoA.userId}"]`);
+        // The chat input still has focus from the click above, and typing there never talks.
+    await a.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await a.page.keyboard.down('v');
+    await expect.poll(speakingOnB, { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => tagA.getAttribute('class'), { timeout: 5_000 }).toContain('speaking');
+    await b.page.screenshot({ path: join(resultsDir, 'playcanvas-lobby-voice-listener.png') });
+    await a.page.keyboard.up('v');
+    await expect.poll(speakingOnB, { timeout: 10_000 }).toBe(false);
+    expect(await tagA.getAttribute('class')).not.toContain('speaking');
+
+    expect(pageErrors).toEqual([]);
+  }, 150_000);
+});
