@@ -261,7 +261,8 @@ describe('playcanvas-lobby sample in Chromium', () => {
     await expect.poll(() => tagA.getAttribute('class'), { timeout: 5_000 }).toContain('speaking');
     await b.page.screenshot({ path: join(resultsDir, 'playcanvas-lobby-voice-listener.png') });
     await a.page.keyboard.up('v');
-    await expect.poll(speakingOnB, { timeout: 10_000 }).toBe(false);
+    // Under load (two cores drawing WebGL in software) captured audio can queue a few seconds.
+    await expect.poll(speakingOnB, { timeout: 20_000 }).toBe(false);
     expect(await tagA.getAttribute('class')).not.toContain('speaking');
 
     expect(pageErrors).toEqual([]);
