@@ -113,6 +113,11 @@ export class Avatar {
     return this.#speaking.isVisible;
   }
 
+  /** Still walking toward its target (the scene must keep drawing frames). */
+  get moving(): boolean {
+    return this.target.x !== this.x || this.target.y !== this.y;
+  }
+
   /** Walks to (x, y) at a steady speed; a new target replaces the one being walked to. */
   walkTo(x: number, y: number): void {
     this.target = { x, y };

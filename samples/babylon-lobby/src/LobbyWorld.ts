@@ -94,7 +94,25 @@ export class LobbyWorld {
     window.addEventListener('resize', this.#onResize);
 
     this.#syncAvatars();
-    this.engine.runRenderLoop(() => this.scene.render());
+    // Frames are drawn only when something changed or moves: a software-rendered page drawing
+    // every frame starves the audio worklets (voice lagged by seconds under load). Idle frames
+    // still pump the client, which the component otherwise does before each render.
+    this.scene.onPointerObservable.add(() => this.invalidate());
+    this.engine.runRenderLoop(() => {
+      if (this.#dirty || this.#ripples.length > 0 || [...this.#avatars.values()].some((a) => a.moving)) {
+        this.#dirty = false;
+        this.scene.render();
+      } else {
+        this.#session.client.runCallbacks();
+      }
+    });
+  }
+
+  #dirty = true;
+
+  /** Asks for a frame: call after any change to what the scene shows. */
+  invalidate(): void {
+    this.#dirty = true;
   }
 
   /** Where a member's avatar stands now (mid-walk included), in world units. */
@@ -108,6 +126,7 @@ export class LobbyWorld {
     if (speaking) this.#speaking.add(userId);
     else this.#speaking.delete(userId);
     this.#avatars.get(userId)?.setSpeaking(speaking);
+    this.invalidate();
   }
 
   clearSpeaking(): void {
@@ -150,7 +169,10 @@ export class LobbyWorld {
     this.engine.dispose();
   }
 
-  readonly #onResize = (): void => this.engine.resize();
+  readonly #onResize = (): void => {
+    this.engine.resize();
+    this.invalidate();
+  };
 
   readonly #onPointer = (info: PointerInfo): void => {
     if (info.type !== PointerEventTypes.POINTERDOWN || info.event.button !== 0) return;
@@ -183,6 +205,7 @@ export class LobbyWorld {
 
   /** Makes the avatars match the lobby's members as the client knows them now. */
   #syncAvatars(): void {
+    this.invalidate();
     const { client, lobbyId, userId } = this.#session;
     const members = client.getLobbyHandle(lobbyId)?.lobbyMembers() ?? [];
     const seen = new Set<string>();
