@@ -52,7 +52,11 @@ export function sameOrigin(ctx: ServerContext, req: FastifyRequest): boolean {
 
 /** Where to go after signing in: only paths on this site, never another origin. */
 export function safeNext(next: string | null | undefined, fallback = '/account'): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || next.length > 4096) return fallback;
+  if (!next || next.length > 4096) return fallback;
+  // Browsers drop tabs and newlines from URLs, so "/\t/evil.example" would become the
+  // protocol-relative "//evil.example": refuse control characters and whitespace outright.
+  if (/[\u0000-\u001f\u007f\s]/.test(next)) return fallback;
+  if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return fallback;
   return next;
 }
 
