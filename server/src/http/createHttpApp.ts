@@ -40,6 +40,23 @@ export function createHttpApp(ctx: ServerContext): FastifyInstance {
     done(null, new URLSearchParams(body as string));
   });
 
+  // CORS for the API: web games call it from their own origin. Every /api route authenticates
+  // with a bearer or bot token in a header, never a cookie, so any origin may call it; the
+  // cookie-signed pages (sign-in, consent, account) get no CORS headers at all.
+  app.addHook('onRequest', async (req, reply) => {
+    if (!req.url.startsWith('/api/')) return;
+    void reply.header('access-control-allow-origin', '*');
+    void reply.header('access-control-expose-headers', 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Reset-After, X-RateLimit-Bucket, X-RateLimit-Scope, Retry-After');
+    if (req.method === 'OPTIONS') {
+      void reply
+        .header('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE')
+        .header('access-control-allow-headers', 'Authorization, Content-Type, X-Audit-Log-Reason')
+        .header('access-control-max-age', '86400')
+        .code(204)
+        .send();
+    }
+  });
+
   app.addHook('preHandler', async (req, reply) => {
     const rule = (req.routeOptions.config as { rateLimit?: BucketRule } | undefined)?.rateLimit;
     if (rule && ctx.rateLimiter) await ctx.rateLimiter.check(req, reply, rule);
