@@ -23,10 +23,19 @@ export async function gameRoutes(app: FastifyInstance, ctx: ServerContext, sampl
       served.push(name);
     }
   }
-  const first = served[0];
+  // The landing page lists every hosted game; with exactly one, it goes straight there.
   app.get('/', async (_req, reply) => {
-    if (first) return reply.redirect(`/games/${first}/`);
-    return reply.type('text/plain').send('Social Layer is running. No sample game is built: run `npm run build`.');
+    if (served.length === 1) return reply.redirect(`/games/${served[0]}/`);
+    if (served.length === 0) return reply.type('text/plain').send('Social Layer is running. No game is built: run `npm run build`.');
+    const links = served.map((name) => `<li><a href="/games/${name}/">${name}</a></li>`).join('');
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Social Layer games</title>` +
+          `<style>body{font:16px system-ui,sans-serif;background:#12131a;color:#e6e8f0;margin:3rem auto;max-width:36rem}a{color:#8fa8ff}li{margin:.5rem 0}</style></head>` +
+          `<body><h1>Social Layer</h1><p>Games hosted here. Open one in two tabs with the same <code>?lobby=</code> to meet yourself.</p><ul>${links}</ul>` +
+          `<p><a href="/account">Your account</a></p></body></html>`,
+      );
   });
   return served;
 }
