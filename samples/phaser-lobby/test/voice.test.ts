@@ -161,13 +161,21 @@ describe('phaser-lobby voice in Chromium', () => {
     // Released again: B goes quiet and the ring goes off.
     await a.keyboard.up('v');
     await expect.poll(() => b.evaluate((id) => window.__socialLayerSample.isSpeakingShown(id), infoA.userId), { timeout: 10_000 }).toBe(false);
-    await a.waitForTimeout(500);
-    let after = 0;
-    for (let i = 0; i < 10; i++) {
-      after = Math.max(after, (await callState(b))!.level);
-      await a.waitForTimeout(100);
-    }
-    expect(after).toBeLessThan(0.001);
+    // Audio already captured may still drain on a loaded machine; what matters is that it stops:
+    // within 10 s, a whole half second on B is silent.
+    await expect
+      .poll(
+        async () => {
+          let loudestAfter = 0;
+          for (let i = 0; i < 5; i++) {
+            loudestAfter = Math.max(loudestAfter, (await callState(b))!.level);
+            await a.waitForTimeout(100);
+          }
+          return loudestAfter;
+        },
+        { timeout: 10_000, interval: 0 },
+      )
+      .toBeLessThan(0.001);
     expect(pageErrors).toEqual([]);
   });
 });
