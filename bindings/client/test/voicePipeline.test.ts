@@ -142,7 +142,8 @@ describe('media pipeline', { timeout: 20_000 }, () => {
     alice.pushCapturedAudio(tone(440, 0.8));
     await waitFor(() => recorder.framesOf('1') >= 35, 'audio with loss');
     expect(bob.stats.framesConcealed).toBeGreaterThan(3);
-    expect(spectralPeak(recorder.samplesOf('1', 5))).toBe(440);
+    // With one packet in five concealed, the tone survives within one 10 Hz analysis step.
+    expect(Math.abs(spectralPeak(recorder.samplesOf('1', 5)) - 440)).toBeLessThanOrEqual(10);
     await waitFor(() => speaking.includes('1:false') && speaking.includes('op5:false'), 'speaking stops');
     expect(speaking).toContain('1:true');
     expect(speaking).toContain('op5:true');
