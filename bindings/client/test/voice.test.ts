@@ -41,7 +41,7 @@ describe('lobby calls', { timeout: 30_000 }, () => {
     alice.call.pushCapturedAudio(tone(440, 1));
     await waitFor(() => bob.recorder.framesOf(alice.guest.userId) >= 35, 'bob hears alice');
     const heard = bob.recorder.samplesOf(alice.guest.userId, 5);
-    expect(spectralPeak(heard)).toBe(440);
+    expect(Math.abs(spectralPeak(heard) - 440)).toBeLessThanOrEqual(10);
     expect(rms(heard)).toBeGreaterThan(0.1);
     await waitFor(() => bob.speaking.some(([u, s]) => u === alice.guest.userId && s), 'speaking indicator');
     await waitFor(() => bob.speaking.some(([u, s]) => u === alice.guest.userId && !s), 'speaking stops');
@@ -123,7 +123,7 @@ describe('lobby calls', { timeout: 30_000 }, () => {
     bob.recorder.clear();
     alice.call.pushCapturedAudio(tone(440, 1));
     await waitFor(() => bob.recorder.loudFrames(from) >= 20, 'audio after the cut');
-    expect(spectralPeak(bob.recorder.samplesOf(from, 5))).toBe(440);
+    expect(Math.abs(spectralPeak(bob.recorder.samplesOf(from, 5)) - 440)).toBeLessThanOrEqual(10);
   });
 
   it('a lasting cut ends the call in Disconnected with SignalingUnexpectedClose', async () => {
@@ -160,7 +160,7 @@ describe('lobby calls', { timeout: 30_000 }, () => {
     expect(alice.call.getParticipants().sort()).toEqual([alice.guest.userId, bob.guest.userId, carolGuest.userId].sort());
     carol.call.pushCapturedAudio(tone(440, 1.5));
     await waitFor(() => alice.recorder.loudFrames(carolGuest.userId) >= 20, 'alice hears carol', 10_000);
-    expect(spectralPeak(alice.recorder.samplesOf(carolGuest.userId, 5))).toBe(440);
+    expect(Math.abs(spectralPeak(alice.recorder.samplesOf(carolGuest.userId, 5)) - 440)).toBeLessThanOrEqual(10);
   });
 
   it('a cut longer than the resume window: the call joins again by itself (new token) and audio flows', async () => {
@@ -181,7 +181,7 @@ describe('lobby calls', { timeout: 30_000 }, () => {
       bob.recorder.clear();
       alice.call.pushCapturedAudio(tone(440, 1.5));
       await waitFor(() => bob.recorder.loudFrames(alice.guest.userId) >= 20, 'bob hears alice again', 10_000);
-      expect(spectralPeak(bob.recorder.samplesOf(alice.guest.userId, 5))).toBe(440);
+      expect(Math.abs(spectralPeak(bob.recorder.samplesOf(alice.guest.userId, 5)) - 440)).toBeLessThanOrEqual(10);
     } finally {
       for (const g of guests.splice(-2)) await g.client.destroy();
       await shortEnv.close();

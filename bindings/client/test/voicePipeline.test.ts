@@ -73,7 +73,7 @@ describe('media pipeline', { timeout: 20_000 }, () => {
     alice.pushCapturedAudio(tone(440, 0.8));
     await waitFor(() => recorder.framesOf('1') >= 30, 'bob hears alice');
     const heard = recorder.samplesOf('1', 5);
-    expect(spectralPeak(heard)).toBe(440);
+    expect(Math.abs(spectralPeak(heard) - 440)).toBeLessThanOrEqual(10);
     expect(rms(heard)).toBeGreaterThan(0.15);
     expect(encoded.length).toBeGreaterThan(10);
     // Under the transport layer every frame is a DAVE frame (FA FA marker) or the silence frame,
