@@ -4,21 +4,19 @@
 // consents in the popup like a player; the page gets the code back on its own URL, the client
 // checks the state, exchanges the code and connects. Also: a tampered state is refused, closing
 // the popup is Aborted, and openConnectedGamesSettingsInDiscord opens the account page in a popup.
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium } from '../../../tools/testing/chromium.ts';
 import { startServer, type RunningServer } from '@social-layer/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorType } from '../src/index.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = join(resolve(here, '../../..'), 'test-results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const PAGE_PATH = '/games/auth-popup/';
 
 let server: RunningServer;
@@ -37,7 +35,6 @@ interface LinkResult {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}`);
   await mkdir(resultsDir, { recursive: true });
   dataDir = await mkdtemp(join(tmpdir(), 'sl-auth-browser-'));
   // The server hosts <samplesDir>/<name>/dist under /games/<name>/: the page shares the
@@ -63,7 +60,7 @@ beforeAll(async () => {
   appId = app.id;
   // A loopback redirect matches with any port (RFC 8252), so the registration is port-free.
   await server.configureApplication(appId, { redirectUris: [`http://127.0.0.1${PAGE_PATH}`] });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

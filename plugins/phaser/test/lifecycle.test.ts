@@ -3,38 +3,22 @@
  * panels render from client events, sending goes through the client, update pumps callbacks
  * when asked, and shutdown and destroy leave no listener and no DOM behind.
  */
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from '../../../tools/testing/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = resolve(here, '../../../test-results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}. Install Debian's package (apt-get install -y chromium) or set ` +
-        'CHROMIUM_PATH; this test never downloads a browser.',
-    );
-  }
   const bundle = await esbuild.build({
     entryPoints: [join(here, 'harness.ts')],
     bundle: true,
@@ -44,7 +28,7 @@ beforeAll(async () => {
     target: 'es2022',
     logLevel: 'warning',
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   page = await browser.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.setContent('<!doctype html><html><head></head><body></body></html>');

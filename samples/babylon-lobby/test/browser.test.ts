@@ -8,13 +8,12 @@
  *
  * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium, ensureCoreWasmBuilt, WEBGL_ARGS, FAKE_MEDIA_ARGS } from '../../../tools/testing/chromium.ts';
 import type { RunningServer } from '@social-layer/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../build.mjs';
@@ -26,22 +25,6 @@ type SampleWindow = { __socialLayerSample: SampleHook | undefined };
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../..');
 const resultsDir = join(repoRoot, 'test-results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  // WebGL without a GPU: SwiftShader, which Chromium only allows software WebGL with this flag.
-  '--enable-unsafe-swiftshader',
-  // A fake microphone (beeps) for the voice test.
-  '--use-fake-device-for-media-stream',
-  '--use-fake-ui-for-media-stream',
-  '--autoplay-policy=no-user-gesture-required',
-];
 
 interface HookInfo {
   userId: string;
@@ -56,11 +39,6 @@ let browser: Browser;
 const contexts: BrowserContext[] = [];
 const pageErrors: string[] = [];
 
-async function ensureCoreWasmBuilt(): Promise<void> {
-  // `npm test` builds first; a direct `vitest run` of this file may not have.
-  if (existsSync(join(repoRoot, 'core-wasm/build/coreWasmBytes.js'))) return;
-  execFileSync('npm', ['run', 'build', '--workspace=core-wasm'], { cwd: repoRoot, stdio: 'inherit' });
-}
 
 async function openPlayer(name: string, url: string): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -118,13 +96,7 @@ async function clickWorld(page: Page, x: number, y: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}. Install Debian's package (apt-get install -y chromium) or set ` +
-        'CHROMIUM_PATH; this test never downloads a browser.',
-    );
-  }
-  await ensureCoreWasmBuilt();
+  ensureCoreWasmBuilt();
   await mkdir(resultsDir, { recursive: true });
   dataDir = await mkdtemp(join(tmpdir(), 'babylon-lobby-'));
   // A fresh build of the current sources into the temp folder, served from there: the repo's
@@ -134,7 +106,7 @@ beforeAll(async () => {
   const { startServer } = await import('@social-layer/server');
   server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, samplesDir, logLevel: 'warn' });
   await server.createApplication({ name: 'Babylon lobby test' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium([...WEBGL_ARGS, ...FAKE_MEDIA_ARGS]);
 }, 180_000);
 
 afterAll(async () => {

@@ -5,13 +5,12 @@
  *
  * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium, ensureCoreWasmBuilt } from '../../../tools/testing/chromium.ts';
 import type { RunningServer } from '@social-layer/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../build.mjs';
@@ -19,16 +18,6 @@ import { build } from '../build.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../..');
 const resultsDir = join(repoRoot, 'test-results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 /** Fields of window.__socialLayerSample that survive serialization out of the page. */
 interface HookInfo {
@@ -45,11 +34,6 @@ let browser: Browser;
 const contexts: BrowserContext[] = [];
 const pageErrors: string[] = [];
 
-async function ensureCoreWasmBuilt(): Promise<void> {
-  // `npm test` builds first; a direct `vitest run` of this file may not have.
-  if (existsSync(join(repoRoot, 'core-wasm/build/coreWasmBytes.js'))) return;
-  execFileSync('npm', ['run', 'build', '--workspace=core-wasm'], { cwd: repoRoot, stdio: 'inherit' });
-}
 
 async function openPlayer(name: string, url: string): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -101,13 +85,7 @@ async function clickWorld(page: Page, x: number, y: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}. Install Debian's package (apt-get install -y chromium) or set ` +
-        'CHROMIUM_PATH; this test never downloads a browser.',
-    );
-  }
-  await ensureCoreWasmBuilt();
+  ensureCoreWasmBuilt();
   await mkdir(resultsDir, { recursive: true });
   dataDir = await mkdtemp(join(tmpdir(), 'phaser-lobby-'));
   // A fresh build of the current sources into the temp folder, served from there: the repo's
@@ -118,7 +96,7 @@ beforeAll(async () => {
   server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, samplesDir, logLevel: 'warn' });
   // /games/config.json names the server's first application.
   applicationId = (await server.createApplication({ name: 'Phaser lobby test' })).id;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {

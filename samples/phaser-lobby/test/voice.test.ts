@@ -12,7 +12,8 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium, FAKE_MEDIA_ARGS } from '../../../tools/testing/chromium.ts';
 import type { RunningServer } from '@social-layer/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../build.mjs';
@@ -20,19 +21,6 @@ import { build } from '../build.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../..');
 const resultsDir = join(repoRoot, 'test-results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--use-fake-device-for-media-stream',
-  '--use-fake-ui-for-media-stream',
-  '--autoplay-policy=no-user-gesture-required',
-];
 
 let server: RunningServer;
 let dataDir: string;
@@ -76,9 +64,6 @@ function callState(page: Page) {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}. Install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH.`);
-  }
   if (!existsSync(join(repoRoot, 'core-wasm/build/coreWasmBytes.js'))) {
     execFileSync('npm', ['run', 'build', '--workspace=core-wasm'], { cwd: repoRoot, stdio: 'inherit' });
   }
@@ -89,7 +74,7 @@ beforeAll(async () => {
   const { startServer } = await import('@social-layer/server');
   server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, samplesDir, logLevel: 'warn' });
   await server.createApplication({ name: 'Phaser voice test' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium([...FAKE_MEDIA_ARGS]);
 }, 180_000);
 
 afterAll(async () => {

@@ -7,13 +7,12 @@
  *
  * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium, ensureCoreWasmBuilt, WEBGL_ARGS, FAKE_MEDIA_ARGS } from '../../../tools/testing/chromium.ts';
 import type { RunningServer } from '@social-layer/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../build.mjs';
@@ -22,24 +21,6 @@ import type { SampleWindow } from '../src/main.ts';
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../..');
 const resultsDir = join(repoRoot, 'test-results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  // WebGL without a GPU: Chromium's software rasterizer.
-  '--use-gl=angle',
-  '--use-angle=swiftshader',
-  '--enable-unsafe-swiftshader',
-  // A fake microphone for voice, no permission prompt.
-  '--use-fake-device-for-media-stream',
-  '--use-fake-ui-for-media-stream',
-  '--autoplay-policy=no-user-gesture-required',
-];
 
 /** Fields of the sample's hook that survive serialization out of the page. */
 interface HookInfo {
@@ -55,11 +36,6 @@ let browser: Browser;
 const contexts: BrowserContext[] = [];
 const pageErrors: string[] = [];
 
-async function ensureCoreWasmBuilt(): Promise<void> {
-  // `npm test` builds first; a direct `vitest run` of this file may not have.
-  if (existsSync(join(repoRoot, 'core-wasm/build/coreWasmBytes.js'))) return;
-  execFileSync('npm', ['run', 'build', '--workspace=core-wasm'], { cwd: repoRoot, stdio: 'inherit' });
-}
 
 async function openPlayer(name: string, url: string): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -157,13 +133,7 @@ async function drawnContrast(page: Page, at: { x: number; y: number }, empty: { 
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}. Install Debian's package (apt-get install -y chromium) or set ` +
-        'CHROMIUM_PATH; this test never downloads a browser.',
-    );
-  }
-  await ensureCoreWasmBuilt();
+  ensureCoreWasmBuilt();
   await mkdir(resultsDir, { recursive: true });
   dataDir = await mkdtemp(join(tmpdir(), 'playcanvas-lobby-'));
   // A fresh build of the current sources into the temp folder, served from there: the repo's
@@ -174,7 +144,8 @@ beforeAll(async () => {
   server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, samplesDir, logLevel: 'warn' });
   // /games/config.json names the server's first application.
   await server.createApplication({ name: 'PlayCanvas lobby test' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  // WebGL through ANGLE on SwiftShader, and the fake microphone for voice.
+  browser = await launchChromium(['--use-gl=angle', '--use-angle=swiftshader', ...WEBGL_ARGS, ...FAKE_MEDIA_ARGS]);
 }, 180_000);
 
 afterAll(async () => {
