@@ -100,6 +100,81 @@ describe.each(databaseConfigs())('storage on $name', ({ config }) => {
     expect(await store.messages.countLobbyMessages(lobby.id)).toBe(0);
   });
 
+  // ---- guilds (issue 10) ----------------------------------------------------------------------
+
+  it('stores a guild with its @everyone role, channels by position, roles and 64-bit permissions', async () => {
+    const { user } = await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', 'guild-owner', undefined);
+    const big = ((1n << 51n) | (1n << 50n) | 1024n).toString();
+    const guild = await store.guilds.transaction((tx) => store.guilds.create(tx, { name: 'G', ownerId: user.id, features: ['ENHANCED_ROLE_COLORS'], tag: 'ABCD', everyonePermissions: big }));
+    expect(await store.guilds.get(guild.id)).toMatchObject({ name: 'G', owner_id: user.id, tag: 'ABCD', features: '["ENHANCED_ROLE_COLORS"]' });
+    const everyone = await store.guilds.role(guild.id);
+    expect(everyone).toMatchObject({ guild_id: guild.id, name: '@everyone', permissions: big, position: 0 });
+    const voice = await store.guilds.createChannel(store.database.db, guild.id, { type: 2, name: 'General' });
+    const text = await store.guilds.createChannel(store.database.db, guild.id, { type: 0, name: 'general', permission_overwrites: JSON.stringify([{ id: guild.id, type: 0, allow: '0', deny: big }]) });
+    await store.guilds.updateChannel(store.database.db, voice.id, { position: 5 });
+    expect((await store.guilds.channels(guild.id)).map((c) => c.name)).toEqual(['general', 'General']);
+    expect(JSON.parse((await store.guilds.channel(text.id))!.permission_overwrites)[0].deny).toBe(big);
+    expect(voice.bitrate).toBe(64000);
+    const role = await store.guilds.createRole(store.database.db, guild.id, { name: 'Mod', permissions: '8' });
+    expect(role.position).toBe(1);
+    await store.guildMembers.add(store.database.db, guild.id, user.id, [role.id]);
+    expect(await store.guilds.roleMemberCounts(guild.id)).toEqual({ [role.id]: 1 });
+    expect((await store.guilds.ofUser(user.id)).map((g) => g.id)).toEqual([guild.id]);
+    await store.guilds.deleteRole(store.database.db, role.id);
+    expect((await store.guildMembers.get(guild.id, user.id))?.roles).toEqual([]);
+    await store.guilds.transaction((tx) => store.guilds.delete(tx, guild.id));
+    expect(await store.guilds.get(guild.id)).toBeUndefined();
+    expect(await store.guilds.channels(guild.id)).toEqual([]);
+  });
+
+  it('keeps members with roles, searches them by name prefix, bans, and prunes by tenure and roles', async () => {
+    const owner = (await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', 'm-owner', 'Owner')).user;
+    const alice = (await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', 'm-alice', 'Alice')).user;
+    const bob = (await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', 'm-bob', 'Bob')).user;
+    const guild = await store.guilds.transaction((tx) => store.guilds.create(tx, { name: 'M', ownerId: owner.id, everyonePermissions: '0' }));
+    const role = await store.guilds.createRole(store.database.db, guild.id, { name: 'Keep', permissions: '0' });
+    const old = Date.now() - 10 * 86_400_000;
+    await store.guildMembers.add(store.database.db, guild.id, owner.id);
+    await store.guildMembers.add(store.database.db, guild.id, alice.id, [role.id], { joined_at: old });
+    await store.guildMembers.add(store.database.db, guild.id, bob.id, [], { joined_at: old });
+    await expect(store.guildMembers.add(store.database.db, guild.id, bob.id)).rejects.toThrow();
+    await store.guildMembers.update(store.database.db, guild.id, bob.id, { nick: 'Bobby', bio: 'hi', banner: 'b1', flags: 2 });
+    expect(await store.guildMembers.get(guild.id, bob.id)).toMatchObject({ member: { nick: 'Bobby', bio: 'hi', banner: 'b1', flags: 2 }, roles: [] });
+    expect((await store.guildMembers.list(guild.id, { limit: 10, query: 'ali' })).map((m) => m.user.id)).toEqual([alice.id]);
+    expect((await store.guildMembers.list(guild.id, { limit: 10, query: 'BOBB' })).map((m) => m.user.id)).toEqual([bob.id]);
+    expect((await store.guildMembers.list(guild.id, { limit: 10, query: '%' })).length).toBe(0);
+    expect((await store.guildMembers.list(guild.id, { limit: 2 })).length).toBe(2);
+    expect(await store.guildMembers.count(guild.id)).toBe(3);
+    expect(await store.guildMembers.pruneCandidates(guild.id, 7, [], [owner.id])).toEqual([bob.id]);
+    expect((await store.guildMembers.pruneCandidates(guild.id, 7, [role.id], [owner.id])).sort()).toEqual([alice.id, bob.id].sort());
+    expect(await store.guildMembers.pruneCandidates(guild.id, 30, [role.id], [])).toEqual([]);
+    await store.guilds.transaction(async (tx) => {
+      await store.guildMembers.remove(tx, guild.id, bob.id);
+      await store.guildMembers.addBan(tx, guild.id, bob.id, 'spam');
+    });
+    expect(await store.guildMembers.isMember(guild.id, bob.id)).toBe(false);
+    expect(await store.guildMembers.ban(guild.id, bob.id)).toMatchObject({ reason: 'spam' });
+    await store.guildMembers.removeBan(store.database.db, guild.id, bob.id);
+    expect(await store.guildMembers.bans(guild.id, { limit: 10 })).toEqual([]);
+  });
+
+  it('counts invite uses up to max_uses and keeps target users', async () => {
+    const owner = (await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', 'i-owner', undefined)).user;
+    const guild = await store.guilds.transaction((tx) => store.guilds.create(tx, { name: 'I', ownerId: owner.id, everyonePermissions: '0' }));
+    const channel = await store.guilds.createChannel(store.database.db, guild.id, { type: 0, name: 'general' });
+    const row = { code: 'abcDEF12', guild_id: guild.id, channel_id: channel.id, inviter_id: owner.id, max_age: 0, max_uses: 2, uses: 0, temporary: 0, role_ids: '[]', has_target_users: 0, created_at: Date.now(), expires_at: null };
+    await store.guildInvites.create(store.database.db, row, ['300000000000000000', '200000000000000000', '300000000000000000']);
+    expect(await store.guildInvites.targetUsers('abcDEF12')).toEqual(['200000000000000000', '300000000000000000']);
+    expect((await store.guildInvites.get('abcDEF12'))?.has_target_users).toBe(1);
+    expect(await store.guildInvites.isTarget('abcDEF12', '200000000000000000')).toBe(true);
+    expect(await store.guildInvites.use(store.database.db, 'abcDEF12')).toBe(true);
+    expect(await store.guildInvites.use(store.database.db, 'abcDEF12')).toBe(true);
+    expect(await store.guildInvites.use(store.database.db, 'abcDEF12')).toBe(false);
+    expect((await store.guildInvites.ofChannel(channel.id)).map((i) => i.uses)).toEqual([2]);
+    await store.guilds.deleteChannel(store.database.db, channel.id);
+    expect(await store.guildInvites.get('abcDEF12')).toBeUndefined();
+  });
+
   it('finds lobbies whose idle timeout ran out', async () => {
     const lobby = await store.lobbies.transaction((tx) => store.lobbies.create(tx, { applicationId: appId, secret: 's4', metadata: null, idleTimeoutSeconds: 5 }));
     await store.lobbies.setIdleSince(lobby.id, Date.now() - 4000);

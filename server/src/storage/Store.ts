@@ -4,6 +4,9 @@ import { ApplicationRepo } from './ApplicationRepo.ts';
 import type { OpenDatabase } from './database.ts';
 import { LobbyRepo } from './LobbyRepo.ts';
 import { DirectMessageRepo } from './DirectMessageRepo.ts';
+import { GuildInviteRepo } from './GuildInviteRepo.ts';
+import { GuildMemberRepo } from './GuildMemberRepo.ts';
+import { GuildRepo } from './GuildRepo.ts';
 import { MessageRepo } from './MessageRepo.ts';
 import { OAuthRepo } from './OAuthRepo.ts';
 import { SigningKeyRepo } from './SigningKeyRepo.ts';
@@ -30,6 +33,10 @@ export class Store {
   readonly directMessages: DirectMessageRepo;
   readonly invites: ActivityInviteRepo;
   readonly socialSettings: SocialSettingsRepo;
+  // Guilds, channels, roles, members and invites (issue 10).
+  readonly guilds: GuildRepo;
+  readonly guildMembers: GuildMemberRepo;
+  readonly guildInvites: GuildInviteRepo;
 
   constructor(readonly database: OpenDatabase, readonly ids = new SnowflakeGenerator()) {
     const { db } = database;
@@ -46,6 +53,9 @@ export class Store {
     this.directMessages = new DirectMessageRepo(db, ids);
     this.invites = new ActivityInviteRepo(db, ids);
     this.socialSettings = new SocialSettingsRepo(db);
+    this.guilds = new GuildRepo(db, ids);
+    this.guildMembers = new GuildMemberRepo(db);
+    this.guildInvites = new GuildInviteRepo(db);
   }
 
   close(): Promise<void> {

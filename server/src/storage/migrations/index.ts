@@ -2,6 +2,8 @@ import type { Migration, MigrationProvider } from 'kysely';
 import { m0001_initial } from './0001_initial.ts';
 import { m0002_social } from './0002_social.ts';
 import { m0003_accounts } from './0003_accounts.ts';
+import { m0004_applications } from './0004_applications.ts';
+import { m0005_guilds } from './0005_guilds.ts';
 
 /**
  * Schema migrations, one file each, written with kysely's schema builder so the same steps run
@@ -11,6 +13,8 @@ const migrations: Record<string, Migration> = {
   '0001_initial': m0001_initial,
   '0002_social': m0002_social,
   '0003_accounts': m0003_accounts,
+  '0004_applications': m0004_applications,
+  '0005_guilds': m0005_guilds,
 };
 
 export const migrationProvider: MigrationProvider = {

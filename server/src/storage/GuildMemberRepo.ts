@@ -1,0 +1,176 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, UsersTable } from './schema.ts';
+import type { GuildBansTable, GuildMembersTable } from './guildSchema.ts';
+import './guildSchema.ts';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** A member row with its role IDs (the `@everyone` role is implied, never listed). */
+export interface MemberWithRoles {
+  member: GuildMembersTable;
+  roles: string[];
+  user: UsersTable;
+}
+
+/** Guild members, their roles, and bans. */
+export class GuildMemberRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async get(guildId: string, userId: string, db: Db = this.db): Promise<MemberWithRoles | undefined> {
+    const row = await db
+      .selectFrom('guild_members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .selectAll('m')
+      .select(['u.username', 'u.global_name', 'u.avatar as user_avatar', 'u.is_bot', 'u.is_provisional', 'u.created_at as user_created_at'])
+      .where('m.guild_id', '=', guildId)
+      .where('m.user_id', '=', userId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const roles = await db.selectFrom('guild_member_roles').select('role_id').where('guild_id', '=', guildId).where('user_id', '=', userId).execute();
+    return { member: memberOf(row), user: userOf(row), roles: roles.map((r) => r.role_id) };
+  }
+
+  isMember(guildId: string, userId: string, db: Db = this.db): Promise<boolean> {
+    return db.selectFrom('guild_members').select('user_id').where('guild_id', '=', guildId).where('user_id', '=', userId).executeTakeFirst().then(Boolean);
+  }
+
+  /**
+   * Members in user-ID order after `after`, or those whose username, global name or nick starts
+   * with `query` (case-insensitive), or exactly `userIds`.
+   */
+  async list(guildId: string, opts: { after?: string; limit: number; query?: string; userIds?: string[] }, db: Db = this.db): Promise<MemberWithRoles[]> {
+    let q = db
+      .selectFrom('guild_members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .selectAll('m')
+      .select(['u.username', 'u.global_name', 'u.avatar as user_avatar', 'u.is_bot', 'u.is_provisional', 'u.created_at as user_created_at'])
+      .where('m.guild_id', '=', guildId);
+    if (opts.after && opts.after !== '0') {
+      const a = opts.after;
+      q = q.where((eb) => eb.or([eb(eb.fn('length', ['m.user_id']), '>', a.length), eb.and([eb(eb.fn('length', ['m.user_id']), '=', a.length), eb('m.user_id', '>', a)])]));
+    }
+    if (opts.userIds) q = opts.userIds.length === 0 ? q.where('m.user_id', '=', '-') : q.where('m.user_id', 'in', opts.userIds);
+    if (opts.query) {
+      const prefix = opts.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`) + '%';
+      q = q.where((eb) =>
+        eb.or([
+          eb(eb.fn('lower', ['u.username']), 'like', prefix),
+          eb(eb.fn('lower', ['u.global_name']), 'like', prefix),
+          eb(eb.fn('lower', ['m.nick']), 'like', prefix),
+        ]),
+      );
+    }
+    const rows = await q.orderBy((eb) => eb.fn('length', ['m.user_id'])).orderBy('m.user_id').limit(opts.limit).execute();
+    if (rows.length === 0) return [];
+    const roleRows = await db.selectFrom('guild_member_roles').select(['user_id', 'role_id']).where('guild_id', '=', guildId).where('user_id', 'in', rows.map((r) => r.user_id)).execute();
+    const byUser = new Map<string, string[]>();
+    for (const r of roleRows) (byUser.get(r.user_id) ?? byUser.set(r.user_id, []).get(r.user_id)!).push(r.role_id);
+    return rows.map((r) => ({ member: memberOf(r), user: userOf(r), roles: byUser.get(r.user_id) ?? [] }));
+  }
+
+  async count(guildId: string, db: Db = this.db): Promise<number> {
+    const r = await db.selectFrom('guild_members').select((eb) => eb.fn.countAll<string | number>().as('n')).where('guild_id', '=', guildId).executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  async userIds(guildId: string, db: Db = this.db): Promise<string[]> {
+    return (await db.selectFrom('guild_members').select('user_id').where('guild_id', '=', guildId).execute()).map((r) => r.user_id);
+  }
+
+  async add(db: Db, guildId: string, userId: string, roles: string[] = [], fields: Partial<GuildMembersTable> = {}): Promise<void> {
+    await db
+      .insertInto('guild_members')
+      .values({
+        guild_id: guildId,
+        user_id: userId,
+        nick: fields.nick ?? null,
+        avatar: null,
+        banner: null,
+        bio: null,
+        flags: fields.flags ?? 0,
+        communication_disabled_until: null,
+        joined_at: fields.joined_at ?? Date.now(),
+      })
+      .execute();
+    for (const roleId of new Set(roles)) await db.insertInto('guild_member_roles').values({ guild_id: guildId, user_id: userId, role_id: roleId }).execute();
+  }
+
+  async update(db: Db, guildId: string, userId: string, set: Partial<Omit<GuildMembersTable, 'guild_id' | 'user_id' | 'joined_at'>>): Promise<void> {
+    if (Object.keys(set).length > 0) await db.updateTable('guild_members').set(set).where('guild_id', '=', guildId).where('user_id', '=', userId).execute();
+  }
+
+  async setRoles(db: Db, guildId: string, userId: string, roles: string[]): Promise<void> {
+    await db.deleteFrom('guild_member_roles').where('guild_id', '=', guildId).where('user_id', '=', userId).execute();
+    for (const roleId of new Set(roles)) await db.insertInto('guild_member_roles').values({ guild_id: guildId, user_id: userId, role_id: roleId }).execute();
+  }
+
+  async addRole(db: Db, guildId: string, userId: string, roleId: string): Promise<void> {
+    const has = await db.selectFrom('guild_member_roles').select('role_id').where('guild_id', '=', guildId).where('user_id', '=', userId).where('role_id', '=', roleId).executeTakeFirst();
+    if (!has) await db.insertInto('guild_member_roles').values({ guild_id: guildId, user_id: userId, role_id: roleId }).execute();
+  }
+
+  async removeRole(db: Db, guildId: string, userId: string, roleId: string): Promise<void> {
+    await db.deleteFrom('guild_member_roles').where('guild_id', '=', guildId).where('user_id', '=', userId).where('role_id', '=', roleId).execute();
+  }
+
+  async remove(db: Db, guildId: string, userId: string): Promise<void> {
+    await db.deleteFrom('guild_member_roles').where('guild_id', '=', guildId).where('user_id', '=', userId).execute();
+    await db.deleteFrom('guild_members').where('guild_id', '=', guildId).where('user_id', '=', userId).execute();
+  }
+
+  /**
+   * Prune candidates: members who joined more than `days` days ago and hold no role except
+   * those in `includeRoles` (we keep no per-guild activity record, so tenure stands in for it).
+   */
+  async pruneCandidates(guildId: string, days: number, includeRoles: string[], excludeUserIds: string[], db: Db = this.db): Promise<string[]> {
+    const cutoff = Date.now() - days * 86_400_000;
+    const members = await db.selectFrom('guild_members').select('user_id').where('guild_id', '=', guildId).where('joined_at', '<', cutoff).execute();
+    if (members.length === 0) return [];
+    const roleRows = await db.selectFrom('guild_member_roles').select(['user_id', 'role_id']).where('guild_id', '=', guildId).execute();
+    const allowed = new Set(includeRoles);
+    const blocked = new Set(roleRows.filter((r) => !allowed.has(r.role_id)).map((r) => r.user_id));
+    const excluded = new Set(excludeUserIds);
+    return members.map((m) => m.user_id).filter((id) => !blocked.has(id) && !excluded.has(id));
+  }
+
+  // ---- bans ----------------------------------------------------------------------------------
+
+  ban(guildId: string, userId: string, db: Db = this.db): Promise<GuildBansTable | undefined> {
+    return db.selectFrom('guild_bans').selectAll().where('guild_id', '=', guildId).where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  bans(guildId: string, opts: { limit: number; after?: string }, db: Db = this.db): Promise<GuildBansTable[]> {
+    let q = db.selectFrom('guild_bans').selectAll().where('guild_id', '=', guildId);
+    if (opts.after) q = q.where('user_id', '>', opts.after);
+    return q.orderBy('user_id').limit(opts.limit).execute();
+  }
+
+  async addBan(db: Db, guildId: string, userId: string, reason: string | null): Promise<void> {
+    if (await this.ban(guildId, userId, db)) return;
+    await db.insertInto('guild_bans').values({ guild_id: guildId, user_id: userId, reason, created_at: Date.now() }).execute();
+  }
+
+  async removeBan(db: Db, guildId: string, userId: string): Promise<void> {
+    await db.deleteFrom('guild_bans').where('guild_id', '=', guildId).where('user_id', '=', userId).execute();
+  }
+}
+
+type JoinedRow = GuildMembersTable & { username: string; global_name: string | null; user_avatar: string | null; is_bot: number; is_provisional: number; user_created_at: number | string };
+
+function memberOf(r: JoinedRow): GuildMembersTable {
+  return {
+    guild_id: r.guild_id,
+    user_id: r.user_id,
+    nick: r.nick,
+    avatar: r.avatar,
+    banner: r.banner,
+    bio: r.bio,
+    flags: r.flags,
+    communication_disabled_until: r.communication_disabled_until,
+    joined_at: r.joined_at,
+  };
+}
+
+function userOf(r: JoinedRow): UsersTable {
+  return { id: r.user_id, username: r.username, global_name: r.global_name, avatar: r.user_avatar, is_bot: r.is_bot, is_provisional: r.is_provisional, created_at: r.user_created_at };
+}
