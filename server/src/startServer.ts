@@ -127,7 +127,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
   };
 
-  const app = createHttpApp(ctx);
+  const app = await createHttpApp(ctx);
   if (options.serveSamples ?? true) {
     await gameRoutes(app, ctx, options.samplesDir ?? join(REPO_ROOT, 'samples'), async () => (await store.applications.first())?.id);
   }

@@ -14,13 +14,24 @@ import { oauth2ApiRoutes } from './routes/oauth2Api.ts';
 import { oauth2PageRoutes } from './routes/oauth2Pages.ts';
 import { partnerSdkRoutes } from './routes/partnerSdk.ts';
 import { userRoutes } from './routes/users.ts';
+import { registerOpenApi, validatorCompiler } from './schemas/index.ts';
 
 /**
  * The HTTP API. Fastify's own logger stays off: our Logger redacts tokens, and request lines are
  * logged by method and route only, never headers.
  */
-export function createHttpApp(ctx: ServerContext): FastifyInstance {
+export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: Limits.httpBodyMaxBytes, trustProxy: false });
+
+  // Every route declares its input with TypeBox schemas (schemas/): failures answer 400/50035 with
+  // the nested errors tree, path IDs that cannot be IDs their resource's 404 (schemas/validator.ts).
+  // Responses are JSON.stringify'd: response schemas document, they never drop or coerce fields.
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // Before any route: @fastify/swagger builds the OpenAPI document from routes as they register.
+  await registerOpenApi(app, async (req, reply, rule) => {
+    if (ctx.rateLimiter) await ctx.rateLimiter.check(req, reply, rule);
+  });
 
   // JSON bodies: an empty body reads as undefined (the validator then names the missing fields),
   // and a body that does not parse is the documented invalid-JSON error, never a 500.

@@ -1,0 +1,11 @@
+/**
+ * Route schemas: TypeBox pieces with the public API's limits and error vocabulary, the validator
+ * that turns failures into the 50035 tree, response shapes, and the OpenAPI registration.
+ * Routes import from here: `import { Type, Str, IdParam, NotFound, ... } from '../schemas/index.ts'`.
+ */
+export { Type, type Static, type TSchema } from 'typebox';
+export type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+export * from './primitives.ts';
+export * from './responses.ts';
+export { BEARER, BEARER_OR_BOT, BOT, CLIENT, DOCS_PATH, OPENAPI_PATH, registerOpenApi } from './openapi.ts';
+export { describeOnly, errorTree, parseWith, validatorCompiler } from './validator.ts';

@@ -1,0 +1,81 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { BucketRule } from '../RateLimiter.ts';
+import { ErrorBody, RateLimitedBody } from './responses.ts';
+
+export const OPENAPI_PATH = '/api/v10/openapi.json';
+export const DOCS_PATH = '/docs/api';
+
+/** Security requirement objects for route schemas (`schema: { security: BOT }`). */
+export const BEARER = [{ bearer: [] }];
+export const BOT = [{ bot: [] }];
+export const BEARER_OR_BOT = [{ bearer: [] }, { bot: [] }];
+export const CLIENT = [{ clientBasic: [] }, {}];
+
+/**
+ * The OpenAPI 3.1 document, built by @fastify/swagger from the route schemas as routes are
+ * registered (so it must be registered, and awaited, before any route), served at
+ * /api/v10/openapi.json, and the interactive reference (swagger-ui) at /docs/api.
+ * Every operation gets the error responses every route can answer; routes that other plugins
+ * add without a schema (static files) stay out of the document.
+ */
+export async function registerOpenApi(app: FastifyInstance, rateLimit: (req: FastifyRequest, reply: FastifyReply, rule: BucketRule) => Promise<void>): Promise<void> {
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Social Layer HTTP API',
+        version: '10',
+        description:
+          'REST API of the Social Layer platform, in the public shapes of API v10. Errors are `{code, message, errors?}`; ' +
+          'field errors are HTTP 400 code 50035 with `errors` nested by field path. Rate-limit headers: X-RateLimit-Limit, -Remaining, -Reset, -Reset-After, -Bucket.',
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'OAuth2 or provisional access token: `Authorization: Bearer <token>`' },
+          bot: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Application bot token: `Authorization: Bot <token>`' },
+          clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth2 client credentials (or client_id / client_secret in the form)' },
+        },
+      },
+    },
+    transform: ({ schema, url }) => {
+      // Routes without a schema are other plugins' (static files): not part of the API.
+      if (!schema) return { schema: { hide: true } as never, url };
+      const response = { ...((schema.response as Record<string, unknown> | undefined) ?? {}) };
+      if (url.startsWith('/api/')) {
+        response['4XX'] ??= { description: 'Error (`{code, message, errors?}`)', ...ErrorBody };
+        response['429'] ??= { description: 'Rate limited', ...RateLimitedBody };
+      }
+      return { schema: { ...schema, response } as never, url };
+    },
+  });
+
+  await app.register(fastifySwaggerUi, {
+    routePrefix: DOCS_PATH,
+    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0 },
+    // The page runs swagger-ui's own bundle from /docs/api/static; nothing from other origins.
+    staticCSP: true,
+    transformStaticCSP: (header) => header.replace(' upgrade-insecure-requests;', ''),
+    uiHooks: { preHandler: (req, reply) => rateLimit(req, reply, DOCS_RATE) },
+  });
+
+  app.get(
+    OPENAPI_PATH,
+    {
+      schema: {
+        summary: 'This document (OpenAPI 3.1)',
+        tags: ['meta'],
+        response: { 200: Type.Record(Type.String(), Type.Unknown(), { description: 'OpenAPI 3.1 document' }) },
+      },
+      config: { rateLimit: DOCS_RATE },
+    },
+    async (_req, reply) => {
+      void reply.header('cache-control', 'public, max-age=60');
+      return app.swagger() as unknown as Record<string, unknown>;
+    },
+  );
+}
+
+const DOCS_RATE: BucketRule = { bucket: 'docs', limit: 60, windowMs: 10_000 };
