@@ -4,6 +4,7 @@ import { m0002_social } from './0002_social.ts';
 import { m0003_accounts } from './0003_accounts.ts';
 import { m0004_applications } from './0004_applications.ts';
 import { m0005_guilds } from './0005_guilds.ts';
+import { m0006_webhooks } from './0006_webhooks.ts';
 
 /**
  * Schema migrations, one file each, written with kysely's schema builder so the same steps run
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0003_accounts': m0003_accounts,
   '0004_applications': m0004_applications,
   '0005_guilds': m0005_guilds,
+  '0006_webhooks': m0006_webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {
