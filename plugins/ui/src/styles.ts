@@ -5,7 +5,7 @@
  * custom properties on `.sl-overlay` are the theme a game may override.
  */
 const CSS = `
-.sl-overlay {
+.sl-overlay, .sl-bar {
   --sl-bg: rgba(18, 20, 31, 0.82);
   --sl-fg: #eef0f7;
   --sl-muted: #9aa1b8;
@@ -14,6 +14,9 @@ const CSS = `
   --sl-offline: #6b7084;
   --sl-error: #ff7a7a;
   --sl-radius: 10px;
+  --sl-bar-bg: #151927;
+}
+.sl-overlay {
   position: absolute; inset: 0; pointer-events: none; z-index: 10;
   font: 14px/1.35 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--sl-fg);
 }
@@ -105,6 +108,39 @@ const CSS = `
 .sl-toast-actions { display: flex; gap: 6px; justify-content: flex-end; padding: 8px 12px 10px; }
 .sl-toast-error { padding: 0 12px 8px; font-size: 12px; color: var(--sl-error); }
 .sl-toast-error:empty { display: none; }
+.sl-bar {
+  display: flex; flex-wrap: wrap; align-items: center; gap: 6px 12px; padding: 8px 12px; box-sizing: border-box;
+  background: var(--sl-bar-bg); border-bottom: 1px solid rgba(255, 255, 255, 0.07); color: var(--sl-fg);
+  font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; max-width: 100%;
+}
+.sl-bar h1 { margin: 0; font-size: 16px; font-weight: 700; letter-spacing: 0.02em; white-space: nowrap; }
+.sl-bar h1 span { color: var(--sl-accent); }
+.sl-bar-status { color: var(--sl-muted); min-width: 0; overflow-wrap: anywhere; }
+.sl-bar-status:empty { display: none; }
+.sl-bar-status.sl-error { color: var(--sl-error); }
+.sl-bar-controls { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; margin-left: auto; min-width: 0; max-width: 100%; }
+.sl-bar-you { color: var(--sl-muted); font-family: ui-monospace, monospace; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 16em; }
+.sl-bar-name { display: flex; gap: 6px; min-width: 0; }
+.sl-bar-name-input {
+  width: 11em; min-width: 0; padding: 5px 9px; border-radius: 7px; border: 1px solid rgba(255, 255, 255, 0.12);
+  background: rgba(255, 255, 255, 0.06); color: var(--sl-fg); font: inherit; outline: none;
+}
+.sl-bar-name-input:focus { border-color: var(--sl-accent); }
+.sl-bar-button {
+  padding: 5px 11px; border: 0; border-radius: 7px; background: var(--sl-accent); color: #0d1020;
+  font: inherit; font-weight: 600; cursor: pointer; white-space: nowrap;
+}
+.sl-bar-button:disabled { opacity: 0.6; cursor: default; }
+.sl-bar-secondary { background: rgba(255, 255, 255, 0.1); color: var(--sl-fg); }
+.sl-bar-voice-hint { color: var(--sl-muted); white-space: nowrap; }
+.sl-bar :focus-visible, .sl-overlay :focus-visible { outline: 2px solid var(--sl-accent); outline-offset: 1px; }
+@media (max-width: 720px) {
+  .sl-bar { padding: 6px 8px; gap: 4px 8px; font-size: 13px; }
+  .sl-bar-you { display: none; }
+  .sl-bar-name-input { width: 8.5em; }
+  .sl-bar-controls { margin-left: 0; }
+  .sl-bar-wide { display: none; }
+}
 @keyframes sl-toast-in { from { transform: translateY(-8px); opacity: 0; } to { transform: none; opacity: 1; } }
 `;
 

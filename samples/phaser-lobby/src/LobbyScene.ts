@@ -1,67 +1,39 @@
 import * as Phaser from 'phaser';
-import type { ClientEvents } from '@social-layer/client';
+import type { GameSession } from '@social-layer/ui';
 import { Avatar } from './Avatar.ts';
-import { clampToWorld, decodeAvatarState, encodeAvatarState, savePosition, WORLD, type AvatarState } from './avatarState.ts';
-import { lobbyUrl } from './deepLink.ts';
-import { LatestOnly } from './LatestOnly.ts';
-import { keepPresenceInStep } from './richPresence.ts';
-import type { LobbySession } from './session.ts';
-
-const HISTORY_LIMIT = 50;
-const LOBBY_EVENTS = ['lobbyUpdated', 'lobbyMemberAdded', 'lobbyMemberUpdated', 'lobbyMemberRemoved'] as const;
+import { clampToWorld, decodeAvatar, encodeAvatar, WORLD } from './avatarState.ts';
 
 /**
- * The play field. Every member of the lobby is an avatar placed where their member metadata
- * says; clicking walks your own avatar there and shares the new spot as member metadata, which
- * the others receive as `lobbyMemberUpdated`.
+ * The play field. Every member of the lobby is an avatar placed where their member state says;
+ * clicking walks your own avatar there and shares the spot (`session.setState`), which the
+ * others receive as a member update. The social side is the session's and the plugin's panels.
  */
 export class LobbyScene extends Phaser.Scene {
-  readonly #session: LobbySession;
+  readonly #session: GameSession;
   readonly #avatars = new Map<string, Avatar>();
   readonly #unsubscribe: (() => void)[] = [];
-  readonly #speaking = new Set<string>();
-  readonly #publish: LatestOnly<AvatarState>;
-  #me: AvatarState;
   /** Resolves once `create` has run: the test hook waits on it. */
   readonly created: Promise<void>;
   #resolveCreated!: () => void;
 
-  constructor(session: LobbySession) {
+  constructor(session: GameSession) {
     super({ key: 'lobby' });
     this.#session = session;
-    this.#me = { ...session.avatar };
     this.created = new Promise((resolve) => (this.#resolveCreated = resolve));
-    // Member metadata is replaced as a whole: createOrJoinLobbyWithMetadata on a lobby we are
-    // already in updates our metadata and fans it out to the other members.
-    this.#publish = new LatestOnly(
-      (state) => session.client.createOrJoinLobbyWithMetadata(session.secret, {}, encodeAvatarState(state)),
-      (error) => console.warn('Could not share the avatar position', error),
-    );
   }
 
   create(): void {
-    const { client, lobbyId } = this.#session;
+    const session = this.#session;
     this.#drawField();
-
-    this.socialLayer.attach(client).showLobby(lobbyId, {
-      members: { memberColor: (memberId) => this.#stateOf(memberId)?.color },
+    session.showPanels(this.socialLayer.attach(session.client), {
+      members: { memberColor: (id) => decodeAvatar(session.memberState(id)).color },
     });
-    // Friends with presence and Invite buttons; an accepted invite takes the player to that lobby.
-    this.socialLayer.showFriends({ toasts: { onJoin: (secret) => location.assign(lobbyUrl(secret)) } });
-    this.#unsubscribe.push(keepPresenceInStep(this.#session));
-    client
-      .getLobbyMessagesWithLimit(lobbyId, HISTORY_LIMIT)
-      .then((messages) => this.socialLayer.chat?.showMessages(messages))
-      .catch((error: unknown) => console.warn('Could not load the chat history', error));
-
-    const onLobbyChange: ClientEvents['lobbyUpdated'] = (changedLobbyId) => {
-      if (changedLobbyId === lobbyId) this.#syncAvatars();
-    };
-    for (const event of LOBBY_EVENTS) this.#unsubscribe.push(client.on(event, onLobbyChange));
-    this.#unsubscribe.push(client.on('userUpdated', () => this.#syncAvatars()));
+    this.#unsubscribe.push(
+      session.onMembersChanged(() => this.#syncAvatars()),
+      session.voice.onSpeaking((userId, speaking) => this.#avatars.get(userId)?.setSpeaking(speaking)),
+    );
     this.input.on(Phaser.Input.Events.POINTER_DOWN, this.#onPointerDown);
     this.events.once(Phaser.Scenes.Events.SHUTDOWN, this.#onShutdown);
-
     this.#syncAvatars();
     this.#resolveCreated();
   }
@@ -72,17 +44,6 @@ export class LobbyScene extends Phaser.Scene {
     return avatar ? { x: Math.round(avatar.x), y: Math.round(avatar.y) } : undefined;
   }
 
-  /** Lights a member's avatar while they are heard in the call (speakingStatusChanged). */
-  setSpeaking(userId: string, speaking: boolean): void {
-    if (speaking) this.#speaking.add(userId);
-    else this.#speaking.delete(userId);
-    this.#avatars.get(userId)?.setSpeaking(speaking);
-  }
-
-  clearSpeaking(): void {
-    for (const userId of [...this.#speaking]) this.setSpeaking(userId, false);
-  }
-
   /** Whether a member's avatar shows the speaking ring now. */
   isSpeakingShown(userId: string): boolean {
     return this.#avatars.get(userId)?.speaking ?? false;
@@ -91,10 +52,8 @@ export class LobbyScene extends Phaser.Scene {
   /** Walks your avatar to a world position and tells the lobby. */
   moveSelfTo(x: number, y: number): void {
     const target = clampToWorld(x, y);
-    this.#me = { ...this.#me, ...target };
     this.#avatars.get(this.#session.userId)?.walkTo(target.x, target.y);
-    savePosition(this.#session.secret, target);
-    this.#publish.push(this.#me);
+    this.#session.setState(encodeAvatar({ ...decodeAvatar(this.#session.state), ...target }));
   }
 
   readonly #onPointerDown = (pointer: Phaser.Input.Pointer): void => {
@@ -108,32 +67,21 @@ export class LobbyScene extends Phaser.Scene {
     this.#avatars.clear();
   };
 
-  #stateOf(memberId: string): AvatarState | undefined {
-    const member = this.#session.client.getLobbyHandle(this.#session.lobbyId)?.getLobbyMemberHandle(memberId);
-    return member ? decodeAvatarState(member.metadata()) : undefined;
-  }
-
-  /** Makes the avatars match the lobby's members as the client knows them now. */
+  /** Makes the avatars match the lobby's members as the session knows them now. */
   #syncAvatars(): void {
-    const { client, lobbyId, userId } = this.#session;
-    const members = client.getLobbyHandle(lobbyId)?.lobbyMembers() ?? [];
     const seen = new Set<string>();
-    for (const member of members) {
+    for (const member of this.#session.members()) {
       seen.add(member.id);
-      const isSelf = member.id === userId;
-      // Our own position is whatever we last clicked; the echo of an older update must not
-      // pull the avatar back.
-      const state = isSelf ? this.#me : decodeAvatarState(member.metadata());
+      const state = decodeAvatar(member.state);
       let avatar = this.#avatars.get(member.id);
       if (!avatar) {
-        avatar = new Avatar(this, member.id, state.x, state.y, isSelf);
-        avatar.setSpeaking(this.#speaking.has(member.id));
+        avatar = new Avatar(this, member.id, state.x, state.y, member.self);
+        avatar.setSpeaking(this.#session.voice.isSpeaking(member.id));
         this.#avatars.set(member.id, avatar);
       } else {
         avatar.walkTo(state.x, state.y);
       }
-      const user = member.user();
-      avatar.setLook(user?.displayName || user?.username || 'Player', state.color, member.connected());
+      avatar.setLook(member.name, state.color, member.connected);
     }
     for (const [id, avatar] of this.#avatars) {
       if (seen.has(id)) continue;

@@ -1,25 +1,17 @@
 import * as Phaser from 'phaser';
-import { ClientStatus, type Client } from '@social-layer/client';
 import { SocialLayerPlugin } from '@social-layer/phaser';
-import { WORLD } from './avatarState.ts';
-import { saveDisplayName } from './identity.ts';
+import { GameSession } from '@social-layer/ui';
+import { newAvatar, WORLD } from './avatarState.ts';
 import { LobbyScene } from './LobbyScene.ts';
-import { joinLobby, loadConfig, type LobbySession } from './session.ts';
-import { LobbyVoice } from './voice.ts';
 
 /** What the sample puts on `window.__socialLayerSample`, for tests and for poking in devtools. */
-export interface SampleHook {
+export interface SampleHook extends Partial<Pick<GameSession, 'client' | 'lobbyId' | 'userId' | 'secret' | 'voice'>> {
   /** Resolves when the player is in the lobby and the scene is drawn; rejects on failure. */
   ready: Promise<void>;
-  client?: Client;
-  lobbyId?: string;
-  userId?: string;
-  secret?: string;
+  session?: GameSession;
   game?: Phaser.Game;
   /** An avatar's drawn position in world units. */
   avatarPosition(userId: string): { x: number; y: number } | undefined;
-  /** The lobby's voice chat (join button, push-to-talk on V, speaking rings). */
-  voice?: LobbyVoice;
   /** Whether a member's avatar shows the speaking ring. */
   isSpeakingShown(userId: string): boolean;
   /** Page (viewport) coordinates of a world position, to click there. */
@@ -32,34 +24,27 @@ declare global {
   }
 }
 
-const statusLine = document.getElementById('status') as HTMLElement;
 let scene: LobbyScene | undefined;
-let game: Phaser.Game | undefined;
-
-const hook: SampleHook = {
+const hook: SampleHook = (window.__socialLayerSample = {
   ready: start(),
   avatarPosition: (userId) => scene?.avatarPosition(userId),
   isSpeakingShown: (userId) => scene?.isSpeakingShown(userId) ?? false,
   worldToClient(x, y) {
-    const rect = game?.canvas.getBoundingClientRect();
-    if (!rect) return undefined;
-    return { x: rect.left + (x / WORLD.width) * rect.width, y: rect.top + (y / WORLD.height) * rect.height };
+    const rect = hook.game?.canvas.getBoundingClientRect();
+    return rect && { x: rect.left + (x / WORLD.width) * rect.width, y: rect.top + (y / WORLD.height) * rect.height };
   },
-};
-window.__socialLayerSample = hook;
-hook.ready.catch((error: unknown) => {
-  console.error(error);
-  statusLine.textContent = `Could not join: ${error instanceof Error ? error.message : String(error)}`;
-  statusLine.classList.add('error');
 });
 
 async function start(): Promise<void> {
-  const config = await loadConfig();
-  const session = await joinLobby(config, (step) => (statusLine.textContent = step));
-  Object.assign(hook, { client: session.client, lobbyId: session.lobbyId, userId: session.userId, secret: session.secret });
-
+  const session = await GameSession.start({
+    game: 'phaserLobby',
+    bar: document.querySelector('header')!,
+    initialState: newAvatar,
+  });
+  const { client, lobbyId, userId, secret, voice } = session;
+  Object.assign(hook, { session, client, lobbyId, userId, secret, voice });
   scene = new LobbyScene(session);
-  game = new Phaser.Game({
+  hook.game = new Phaser.Game({
     type: Phaser.AUTO,
     parent: 'game',
     width: WORLD.width,
@@ -69,64 +54,5 @@ async function start(): Promise<void> {
     plugins: { scene: [SocialLayerPlugin.sceneConfig()] },
     scene: [scene],
   });
-  hook.game = game;
   await scene.created;
-  statusLine.textContent = '';
-  setUpHeader(session);
-  hook.voice = new LobbyVoice(
-    session,
-    scene,
-    document.getElementById('voice') as HTMLButtonElement,
-    document.getElementById('voice-hint') as HTMLElement,
-  );
-  // The client reconnects by itself; the player should still know when the lobby is stale.
-  session.client.on('statusChanged', (status) => {
-    statusLine.textContent =
-      status === ClientStatus.Ready ? '' : status === ClientStatus.Disconnected ? 'Disconnected' : 'Reconnecting…';
-  });
-}
-
-/** The name field and the invite button in the page header. */
-function setUpHeader({ client }: LobbySession): void {
-  const form = document.getElementById('name-form') as HTMLFormElement;
-  const input = document.getElementById('name-input') as HTMLInputElement;
-  const invite = document.getElementById('invite') as HTMLButtonElement;
-  const you = document.getElementById('you') as HTMLElement;
-  you.textContent = `@${client.getCurrentUserV2()?.username ?? ''}`;
-  you.hidden = false;
-  input.value = client.getCurrentUserV2()?.displayName ?? '';
-  form.hidden = false;
-  invite.hidden = false;
-
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const name = input.value.trim();
-    if (!name) return;
-    input.disabled = true;
-    client
-      .updateProvisionalAccountDisplayName(name)
-      .then(() => {
-        saveDisplayName(name);
-        input.blur();
-      })
-      .catch((error: unknown) => {
-        statusLine.textContent = `Could not rename: ${error instanceof Error ? error.message : String(error)}`;
-      })
-      .finally(() => (input.disabled = false));
-  });
-  // Keys typed in the header are not game input.
-  input.addEventListener('keydown', (event) => event.stopPropagation());
-
-  invite.addEventListener('click', () => {
-    void navigator.clipboard?.writeText(location.href).then(
-      () => flash(invite, 'Link copied!'),
-      () => flash(invite, 'Copy the address bar'),
-    );
-  });
-}
-
-function flash(button: HTMLButtonElement, text: string): void {
-  const original = button.textContent;
-  button.textContent = text;
-  setTimeout(() => (button.textContent = original), 1500);
 }

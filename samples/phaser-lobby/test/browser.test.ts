@@ -155,8 +155,16 @@ describe('phaser-lobby sample in Chromium', () => {
     expect(await a.page.locator('.sl-chat-message', { hasText: text }).count()).toBe(1);
 
     // A clicks the field: its avatar walks there, and B sees it arrive.
-    const target = { x: 700, y: 380 };
-    await clickWorld(a.page, target.x, target.y);
+    // A click lands on a whole CSS pixel, which is up to one world unit away from the point asked
+    // for when the canvas is scaled (the header's height sets the scale): A walks to where the
+    // click landed, and B must see exactly that spot.
+    await clickWorld(a.page, 700, 380);
+    const sharedSpot = () => a.page.evaluate(() => {
+      const state = window.__socialLayerSample.session!.state;
+      return { x: Number(state.x), y: Number(state.y) };
+    });
+    await expect.poll(async () => { const p = await sharedSpot(); return Math.max(Math.abs(p.x - 700), Math.abs(p.y - 380)); }, { timeout: 20_000 }).toBeLessThanOrEqual(1);
+    const target = await sharedSpot();
     await expect.poll(() => avatarPosition(a.page, infoA.userId), { timeout: 20_000 }).toEqual(target);
     await expect.poll(() => avatarPosition(b.page, infoA.userId), { timeout: 20_000 }).toEqual(target);
 
@@ -164,7 +172,10 @@ describe('phaser-lobby sample in Chromium', () => {
     await b.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-b.png') });
 
     // B reloads: same guest account (device ID in localStorage), same lobby (secret in the URL),
-    // the chat history is back and A's avatar stands where it moved to.
+    // the chat history is back and A's avatar stands where it moved to. B never clicked, and is
+    // still put back where it stood (its spawn point is kept on the device, not redrawn).
+    const bSpot = await avatarPosition(b.page, infoB.userId);
+    expect(bSpot).not.toBeNull();
     await b.page.reload();
     const infoB2 = await waitReady(b.page);
     expect(infoB2.userId).toBe(infoB.userId);
@@ -172,14 +183,16 @@ describe('phaser-lobby sample in Chromium', () => {
     expect(infoB2.displayName).toBe(infoB.displayName);
     await b.page.locator('.sl-chat-message', { hasText: text }).waitFor({ timeout: 20_000 });
     await expect.poll(() => avatarPosition(b.page, infoA.userId), { timeout: 20_000 }).toEqual(target);
+    expect(await avatarPosition(b.page, infoB.userId)).toEqual(bSpot);
+    await expect.poll(() => avatarPosition(a.page, infoB.userId), { timeout: 20_000 }).toEqual(bSpot);
     await expect.poll(() => memberRow(a.page, infoB.userId).getAttribute('data-connected'), { timeout: 20_000 }).toBe(
       'true',
     );
     await b.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-b-reloaded.png') });
 
     // A picks a new name in the page header; B's member list and chat author labels follow.
-    await a.page.locator('#name-input').fill('Captain A');
-    await a.page.locator('#name-input').press('Enter');
+    await a.page.locator('.sl-bar-name-input').fill('Captain A');
+    await a.page.locator('.sl-bar-name-input').press('Enter');
     await expect
       .poll(() => memberRow(b.page, infoA.userId).locator('.sl-member-name').textContent(), { timeout: 20_000 })
       .toBe('Captain A');
@@ -210,7 +223,7 @@ describe('phaser-lobby sample in Chromium', () => {
     const friendRow = (page: Page, userId: string) => page.locator(`.sl-friends .sl-friend[data-user-id="${userId}"]`);
 
     // The friend adds the host by username in the panel; the host accepts in the panel.
-    expect(await host.page.locator('#you').textContent()).toBe(`@${await username(host.page)}`);
+    expect(await host.page.locator('.sl-bar-you').textContent()).toBe(`@${await username(host.page)}`);
     await friend.page.locator('.sl-friends-input').fill(await username(host.page));
     await friend.page.locator('.sl-friends-input').press('Enter');
     const request = host.page.locator(`.sl-friend-request[data-user-id="${friendInfo.userId}"][data-direction="incoming"]`);

@@ -92,12 +92,12 @@ describe('phaser-lobby voice in Chromium', () => {
     const infoB = await info(b);
     expect(infoB.lobbyId).toBe(infoA.lobbyId);
 
-    await a.locator('#voice').click();
-    await b.locator('#voice').click();
+    await a.locator('.sl-bar-voice').click();
+    await b.locator('.sl-bar-voice').click();
     for (const page of [a, b]) {
       await expect.poll(() => callState(page), { timeout: 30_000 }).toMatchObject({ status: 4, e2ee: true });
     }
-    await expect.poll(() => a.locator('#voice-hint').textContent(), { timeout: 10_000 }).toBe('Hold V to talk');
+    await expect.poll(() => a.locator('.sl-bar-voice-hint').textContent(), { timeout: 10_000 }).toBe('Hold V to talk');
     // Chromium's fake devices are listed; the current ones are the defaults.
     const devices = await a.evaluate(async () => {
       const client = window.__socialLayerSample.client!;

@@ -6,7 +6,7 @@ export class LatestOnly<T> {
   readonly #task: (value: T) => Promise<unknown>;
   readonly #onError: (error: unknown) => void;
   #pending: { value: T } | undefined;
-  #running = false;
+  #running: Promise<void> | undefined;
 
   constructor(task: (value: T) => Promise<unknown>, onError: (error: unknown) => void) {
     this.#task = task;
@@ -15,11 +15,15 @@ export class LatestOnly<T> {
 
   push(value: T): void {
     this.#pending = { value };
-    if (!this.#running) void this.#drain();
+    this.#running ??= this.#drain();
+  }
+
+  /** Settles once every pushed value has been sent (or failed). */
+  async idle(): Promise<void> {
+    while (this.#running) await this.#running;
   }
 
   async #drain(): Promise<void> {
-    this.#running = true;
     while (this.#pending) {
       const { value } = this.#pending;
       this.#pending = undefined;
@@ -29,6 +33,6 @@ export class LatestOnly<T> {
         this.#onError(error);
       }
     }
-    this.#running = false;
+    this.#running = undefined;
   }
 }

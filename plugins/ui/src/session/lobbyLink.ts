@@ -1,18 +1,19 @@
 import { ActivityInvite, type Client } from '@social-layer/client';
-import { getOrCreateLobbySecret } from './lobbySecret.ts';
+import { randomHex } from './random.ts';
 
 /**
  * Deep links into the game. Three ways to arrive, all ending at `?lobby=<secret>`:
  * - `?invite=<id>`: an invite's link (ActivityInvite.url): accept it, which gives the join secret;
  * - `?join=<secret>`: a join secret straight away (the mobile `_discord/join?secret=` pattern);
- * - `?lobby=<secret>` or nothing: the lobby named in the URL, or a new one.
- * The URL is rewritten to `?lobby=<secret>` so a reload rejoins without re-accepting.
+ * - `?lobby=<secret>` or nothing: the lobby named in the URL, or a new random one.
+ * The URL is rewritten to `?lobby=<secret>` (replaceState: no reload, no history entry) so the
+ * address bar is the invite link and a reload rejoins without accepting again.
  */
-export async function lobbySecretFromUrl(client: Client, win: Window = window): Promise<string> {
+export async function lobbySecretFromUrl(client: Pick<Client, 'acceptActivityInvite'>, win: Window = window): Promise<string> {
   const url = new URL(win.location.href);
   const inviteId = url.searchParams.get('invite');
-  const joinSecret = url.searchParams.get('join');
-  let secret: string | undefined;
+  const joinSecret = url.searchParams.get('join')?.trim();
+  let secret = url.searchParams.get('lobby')?.trim() || undefined;
   if (inviteId && /^\d{1,20}$/.test(inviteId)) {
     const invite = new ActivityInvite();
     invite.setMessageId(inviteId);
@@ -20,11 +21,8 @@ export async function lobbySecretFromUrl(client: Client, win: Window = window): 
   } else if (joinSecret) {
     secret = joinSecret;
   }
-  if (secret === undefined) return getOrCreateLobbySecret(win);
-  url.searchParams.delete('invite');
-  url.searchParams.delete('join');
-  url.searchParams.set('lobby', secret);
-  win.history.replaceState(win.history.state, '', url);
+  secret ??= randomHex(16);
+  if (url.href !== lobbyUrl(secret, win)) win.history.replaceState(win.history.state, '', lobbyUrl(secret, win));
   return secret;
 }
 

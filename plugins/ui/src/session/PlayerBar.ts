@@ -1,0 +1,163 @@
+import { CallStatus, ClientStatus } from '@social-layer/client';
+import { el, stopPropagation } from '../dom.ts';
+import { releaseStyles, retainStyles } from '../styles.ts';
+import type { GameSession } from './GameSession.ts';
+
+export interface PlayerBarOptions {
+  /** The push-to-talk key's `KeyboardEvent.code`, for the hint. Default 'KeyV'. */
+  pushToTalkKey?: string;
+}
+
+/**
+ * The player's controls in the page header, beside the game's title: a status line (signing in,
+ * reconnecting, errors), who you are (`@username`, what friends add you by), your name, the
+ * invite link, "Sign in to keep your progress" for guests, and the voice button with its
+ * push-to-talk hint. It wraps onto a second row on narrow screens instead of running off them.
+ */
+export class PlayerBar {
+  readonly element: HTMLElement;
+  readonly #status: HTMLElement;
+  readonly #controls: HTMLElement;
+  readonly #keyName: string;
+  readonly #off: (() => void)[] = [];
+  #destroyed = false;
+
+  constructor(host: HTMLElement, options: PlayerBarOptions = {}) {
+    const doc = host.ownerDocument;
+    retainStyles(doc);
+    this.element = host;
+    host.classList.add('sl-bar');
+    this.#keyName = (options.pushToTalkKey ?? 'KeyV').replace(/^(Key|Digit)/, '');
+    this.#status = el(doc, 'span', 'sl-bar-status');
+    this.#status.setAttribute('role', 'status');
+    this.#controls = el(doc, 'div', 'sl-bar-controls');
+    host.append(this.#status, this.#controls);
+  }
+
+  /** Shows a line of progress or an error (empty: nothing). */
+  setStatus(text: string, error = false): void {
+    this.#status.textContent = text;
+    this.#status.classList.toggle('sl-error', error);
+  }
+
+  /** Fills the controls for a started session. */
+  attach(session: GameSession): void {
+    const doc = this.element.ownerDocument;
+    const user = session.client.getCurrentUserV2();
+    const you = el(doc, 'span', 'sl-bar-you');
+    you.textContent = `@${user?.username ?? ''}`;
+    you.title = 'Your username: friends add you with it';
+    this.#controls.append(you);
+    if (!session.signedIn) this.#controls.append(this.#nameForm(session, user?.displayName ?? ''), this.#signInButton(session));
+    this.#controls.append(this.#inviteButton(session), ...this.#voiceControls(session));
+    // The client reconnects by itself; the player should still know when the lobby is stale.
+    this.#off.push(
+      session.onStatus((status) =>
+        this.setStatus(status === ClientStatus.Ready ? '' : status === ClientStatus.Disconnected ? 'Disconnected' : 'Reconnecting…'),
+      ),
+    );
+  }
+
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    for (const off of this.#off.splice(0)) off();
+    this.#status.remove();
+    this.#controls.remove();
+    this.element.classList.remove('sl-bar');
+    releaseStyles(this.element.ownerDocument);
+  }
+
+  #nameForm(session: GameSession, name: string): HTMLFormElement {
+    const doc = this.element.ownerDocument;
+    const form = el(doc, 'form', 'sl-bar-name');
+    const input = el(doc, 'input', 'sl-bar-name-input');
+    input.maxLength = 32;
+    input.autocomplete = 'off';
+    input.value = name;
+    input.setAttribute('aria-label', 'Your name');
+    const save = el(doc, 'button', 'sl-bar-button');
+    save.type = 'submit';
+    save.textContent = 'Save';
+    form.append(input, save);
+    // Keys typed here are not game input (engines listen on the window).
+    input.addEventListener('keydown', stopPropagation);
+    input.addEventListener('keyup', stopPropagation);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const next = input.value.trim();
+      if (!next) return;
+      input.disabled = true;
+      session
+        .rename(next)
+        .then(() => input.blur())
+        .catch((error: unknown) => this.setStatus(`Could not rename: ${message(error)}`, true))
+        .finally(() => (input.disabled = false));
+    });
+    return form;
+  }
+
+  #signInButton(session: GameSession): HTMLButtonElement {
+    const button = this.#button('sl-bar-signin sl-bar-secondary', 'Sign in');
+    const wide = el(this.element.ownerDocument, 'span', 'sl-bar-wide');
+    wide.textContent = ' to keep your progress';
+    button.append(wide);
+    button.title = 'Sign in to keep your progress: your friends and chat come with you';
+    button.addEventListener('click', () => {
+      button.disabled = true;
+      this.setStatus('Signing in in the popup…');
+      session.linkAccount().catch((error: unknown) => {
+        button.disabled = false;
+        this.setStatus(`Not signed in: ${message(error)}`, true);
+      });
+    });
+    return button;
+  }
+
+  #inviteButton(session: GameSession): HTMLButtonElement {
+    const button = this.#button('sl-bar-invite sl-bar-secondary', 'Copy invite link');
+    button.addEventListener('click', () => {
+      const flash = (text: string) => {
+        button.textContent = text;
+        setTimeout(() => (button.textContent = 'Copy invite link'), 1500);
+      };
+      const clipboard = globalThis.navigator?.clipboard;
+      if (!clipboard) return flash('Copy the address bar');
+      clipboard.writeText(session.inviteUrl()).then(() => flash('Link copied!'), () => flash('Copy the address bar'));
+    });
+    return button;
+  }
+
+  #voiceControls(session: GameSession): HTMLElement[] {
+    const doc = this.element.ownerDocument;
+    const button = this.#button('sl-bar-voice', 'Join voice');
+    const hint = el(doc, 'span', 'sl-bar-voice-hint');
+    hint.setAttribute('aria-live', 'polite');
+    const render = () => {
+      const status = session.voice.status;
+      const joined = session.voice.call !== undefined;
+      button.textContent = joined ? 'Leave voice' : 'Join voice';
+      button.setAttribute('aria-pressed', String(joined));
+      button.classList.toggle('sl-bar-secondary', joined);
+      hint.hidden = !joined;
+      hint.textContent =
+        status === CallStatus.Connected ? `Hold ${this.#keyName} to talk` : status === CallStatus.Reconnecting ? 'Voice reconnecting…' : 'Voice connecting…';
+    };
+    // The click is also the user gesture browsers want before audio plays.
+    button.addEventListener('click', () => void session.voice.toggle().catch((error: unknown) => this.setStatus(`Voice: ${message(error)}`, true)));
+    this.#off.push(session.voice.onChange(render));
+    render();
+    return [button, hint];
+  }
+
+  #button(className: string, text: string): HTMLButtonElement {
+    const button = el(this.element.ownerDocument, 'button', `sl-bar-button ${className}`);
+    button.type = 'button';
+    button.textContent = text;
+    return button;
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,118 @@
+import { CallStatus, type Call, type Client } from '@social-layer/client';
+import { PushToTalkKey } from '../PushToTalkKey.ts';
+
+export interface VoiceChatOptions {
+  /** The push-to-talk key (`KeyboardEvent.code`). Default 'KeyV'. */
+  pushToTalkKey?: string;
+}
+
+type SpeakingListener = (userId: string, speaking: boolean) => void;
+type ChangeListener = () => void;
+
+/**
+ * The lobby's voice chat with push-to-talk: `join()` starts the lobby's call (call it from a
+ * click: browsers want a user gesture before audio plays), the key is held to talk, and
+ * `onSpeaking` tells the game whose avatar to light up. Every step is one Client or Call call;
+ * the game keeps only its drawing.
+ */
+export class VoiceChat {
+  readonly pushToTalkKey: string;
+  readonly #client: Pick<Client, 'startCall' | 'endCall'>;
+  readonly #lobbyId: string;
+  readonly #speaking = new Set<string>();
+  readonly #speakingListeners = new Set<SpeakingListener>();
+  readonly #changeListeners = new Set<ChangeListener>();
+  readonly #off: (() => void)[] = [];
+  #call: Call | undefined;
+  #ptt: PushToTalkKey | undefined;
+
+  constructor(client: Pick<Client, 'startCall' | 'endCall'>, lobbyId: string, options: VoiceChatOptions = {}) {
+    this.#client = client;
+    this.#lobbyId = lobbyId;
+    this.pushToTalkKey = options.pushToTalkKey ?? 'KeyV';
+  }
+
+  /** The call while joined. */
+  get call(): Call | undefined {
+    return this.#call;
+  }
+
+  /** The call's status, or undefined when not joined. */
+  get status(): CallStatus | undefined {
+    return this.#call?.getStatus();
+  }
+
+  /** Whether `userId` is heard now (speakingStatusChanged). */
+  isSpeaking(userId: string): boolean {
+    return this.#speaking.has(userId);
+  }
+
+  /** Called when someone starts or stops being heard; leaving the call turns everyone off. */
+  onSpeaking(listener: SpeakingListener): () => void {
+    this.#speakingListeners.add(listener);
+    return () => this.#speakingListeners.delete(listener);
+  }
+
+  /** Called when the call starts, changes status or ends (for a button or a hint). */
+  onChange(listener: ChangeListener): () => void {
+    this.#changeListeners.add(listener);
+    return () => this.#changeListeners.delete(listener);
+  }
+
+  join(): Call | undefined {
+    if (this.#call) return this.#call;
+    const call = this.#client.startCall(this.#lobbyId);
+    if (!call) return undefined;
+    this.#call = call;
+    this.#ptt = new PushToTalkKey(call, { code: this.pushToTalkKey });
+    this.#off.push(
+      call.on('speakingStatusChanged', (userId, speaking) => this.#setSpeaking(userId, speaking)),
+      call.on('statusChanged', (status) => {
+        if (status === CallStatus.Disconnected) this.#cleanUp();
+        this.#changed();
+      }),
+    );
+    this.#changed();
+    return call;
+  }
+
+  async leave(): Promise<void> {
+    if (!this.#call) return;
+    await this.#client.endCall(this.#lobbyId);
+    this.#cleanUp();
+    this.#changed();
+  }
+
+  /** Joins when out, leaves when in. */
+  toggle(): Promise<void> {
+    if (this.#call) return this.leave();
+    this.join();
+    return Promise.resolve();
+  }
+
+  /** Drops the listeners and the key; the call itself ends with `leave()` or the client. */
+  destroy(): void {
+    this.#cleanUp();
+    this.#speakingListeners.clear();
+    this.#changeListeners.clear();
+  }
+
+  #setSpeaking(userId: string, speaking: boolean): void {
+    if (speaking === this.#speaking.has(userId)) return;
+    if (speaking) this.#speaking.add(userId);
+    else this.#speaking.delete(userId);
+    for (const listener of this.#speakingListeners) listener(userId, speaking);
+  }
+
+  #cleanUp(): void {
+    for (const off of this.#off.splice(0)) off();
+    this.#ptt?.destroy();
+    this.#ptt = undefined;
+    this.#call = undefined;
+    for (const userId of [...this.#speaking]) this.#setSpeaking(userId, false);
+  }
+
+  #changed(): void {
+    for (const listener of this.#changeListeners) listener();
+  }
+}
