@@ -7,6 +7,8 @@ import type { RateLimiter } from './http/RateLimiter.ts';
 import type { AccountServices } from './accounts/accountServices.ts';
 import type { SocialServices } from './social/SocialServices.ts';
 import type { Store } from './storage/Store.ts';
+import type { ApplicationService } from './applications/ApplicationService.ts';
+import type { UrlPolicy } from './config/urlPolicy.ts';
 
 /** What route handlers and the Gateway share (accounts and OAuth2 services included). */
 export interface ServerContext extends AccountServices {
@@ -17,6 +19,10 @@ export interface ServerContext extends AccountServices {
   /** Relationships, presence, invites and direct messages (issue 6). */
   social: SocialServices;
   log: Logger;
+  /** Developer portal and REST rules for applications, approval included. */
+  applications: ApplicationService;
+  /** Which URLs applications may register (production or development mode). */
+  urlPolicy: UrlPolicy;
   /** Null when rate limits are off (benchmarks measuring raw throughput). */
   rateLimiter: RateLimiter | null;
   /** http(s)://host:port as the caller reached us. */

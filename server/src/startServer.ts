@@ -17,9 +17,11 @@ import type { AccountService } from './accounts/AccountService.ts';
 import { SocialServices } from './social/SocialServices.ts';
 import { Logger, type LogLevel, type LogSink } from './log/Logger.ts';
 import { type ServerContext, requestOrigin } from './ServerContext.ts';
-import type { CreatedApplication } from './storage/ApplicationRepo.ts';
+import type { ApprovalState, CreatedApplication } from './storage/ApplicationRepo.ts';
 import { type DatabaseConfig, openDatabase } from './storage/database.ts';
 import { Store } from './storage/Store.ts';
+import { ApplicationService } from './applications/ApplicationService.ts';
+import { UrlPolicy } from './config/urlPolicy.ts';
 import { userToWire } from './storage/UserRepo.ts';
 import { CoreCryptoBackend, NodeCryptoBackend, type CryptoBackend } from '@social-layer/core-wasm';
 import { DaveDeliveryService } from '@social-layer/dave';
@@ -53,6 +55,11 @@ export interface ServerOptions {
   redisUrl?: string;
   /** HTTP rate limits with the public headers. Default on; benchmarks of raw throughput turn them off. */
   rateLimits?: boolean;
+  /**
+   * Development mode (`--dev`, SOCIAL_LAYER_DEV=1): http and loopback URLs are accepted where
+   * production refuses them (config/urlPolicy.ts). Default false.
+   */
+  dev?: boolean;
   /** Accounts and the OAuth2 provider: loopback OIDC issuers for tests, device-flow interval, scrypt cost. */
   accounts?: AccountsOptions;
   /** UDP media socket of the voice gateway (port 0 picks one). Default 127.0.0.1:0. */
@@ -72,7 +79,10 @@ export interface RunningServer {
   url: string;
   port: number;
   store: Store;
-  createApplication(input: { name: string }): Promise<CreatedApplication>;
+  /** Operator-made applications are approved unless `approval: 'pre_approval'` is asked for. */
+  createApplication(input: { name: string; approval?: ApprovalState }): Promise<CreatedApplication>;
+  /** Developer-facing application rules: portal edits, approval, the public wire shape. */
+  applications: ApplicationService;
   /** Account administration (bans) and the OAuth2 side of applications. */
   accounts: AccountService;
   /** The developer-portal settings of an application: redirect URIs, OIDC issuers, parent, approved scopes. */
@@ -108,7 +118,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // With Redis, every node draws on one budget per caller; alone, the counters stay in memory.
   const rateLimiter = options.rateLimits === false ? null : new RateLimiter(options.redisUrl ? new RedisRateLimitStore(options.redisUrl) : undefined);
   const accountServices = createAccountServices(store, log, options.accounts);
+  const urlPolicy = new UrlPolicy(options.dev === true);
   const ctx: ServerContext = {
+    urlPolicy,
+    applications: new ApplicationService(store, urlPolicy),
     ...accountServices,
     store,
     rateLimiter,
@@ -199,7 +212,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     url: `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`,
     port: actualPort,
     store,
-    createApplication: ({ name }) => store.applications.create(name),
+    createApplication: ({ name, approval }) => store.applications.create(name, { approval: approval ?? 'approved' }),
+    applications: ctx.applications,
     accounts: accountServices.accounts,
     configureApplication: (id, settings) => configureApplication(store, id, settings),
     voice,

@@ -60,7 +60,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
  * stricter pre-approval limits of the system we follow, which the spec leaves unstated.
  */
 export class RateLimiter {
-  constructor(private readonly store: RateLimitStore = new MemoryRateLimitStore()) {}
+  constructor(readonly store: RateLimitStore = new MemoryRateLimitStore()) {}
 
   async check(req: FastifyRequest, reply: FastifyReply, rule: BucketRule, now = Date.now()): Promise<void> {
     const key = `${rule.bucket}:${callerKey(req)}`;

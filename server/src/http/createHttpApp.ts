@@ -14,6 +14,9 @@ import { oauth2ApiRoutes } from './routes/oauth2Api.ts';
 import { oauth2PageRoutes } from './routes/oauth2Pages.ts';
 import { partnerSdkRoutes } from './routes/partnerSdk.ts';
 import { userRoutes } from './routes/users.ts';
+import { applicationRoutes } from './routes/applications.ts';
+import { developerPortalRoutes } from './routes/developerPortal.ts';
+import { applicationBudgetHook } from './applicationBudget.ts';
 import { registerOpenApi, validatorCompiler } from './schemas/index.ts';
 
 /**
@@ -57,7 +60,7 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
   app.addHook('onRequest', async (req, reply) => {
     if (!req.url.startsWith('/api/')) return;
     void reply.header('access-control-allow-origin', '*');
-    void reply.header('access-control-expose-headers', 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Reset-After, X-RateLimit-Bucket, X-RateLimit-Scope, Retry-After');
+    void reply.header('access-control-expose-headers', 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Reset-After, X-RateLimit-Bucket, X-RateLimit-Scope, X-RateLimit-Budget, Retry-After');
     if (req.method === 'OPTIONS') {
       void reply
         .header('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE')
@@ -72,6 +75,8 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
     const rule = (req.routeOptions.config as { rateLimit?: BucketRule } | undefined)?.rateLimit;
     if (rule && ctx.rateLimiter) await ctx.rateLimiter.check(req, reply, rule);
   });
+  // Applications without production access: their SDK writes share one small budget (issue 9).
+  app.addHook('preHandler', applicationBudgetHook(ctx));
 
   app.addHook('onResponse', async (req, reply) => {
     if (ctx.log.enabled('debug')) ctx.log.debug('http', { method: req.method, route: req.routeOptions.url ?? req.url.split('?')[0], status: reply.statusCode });
@@ -111,5 +116,7 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
   accountPageRoutes(app, ctx);
   oauth2PageRoutes(app, ctx);
   oauth2ApiRoutes(app, ctx);
+  applicationRoutes(app, ctx);
+  developerPortalRoutes(app, ctx);
   return app;
 }

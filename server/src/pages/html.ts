@@ -33,7 +33,7 @@ function render(v: unknown): string {
 }
 
 /** The shell every platform page shares: one stylesheet, no scripts. */
-export function page(title: string, body: Html, opts: { wide?: boolean } = {}): string {
+export function page(title: string, body: Html, opts: { wide?: boolean; stylesheets?: string[] } = {}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -41,7 +41,7 @@ export function page(title: string, body: Html, opts: { wide?: boolean } = {}): 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${esc(title)} · Social Layer</title>
-<link rel="stylesheet" href="/assets/platform.css">
+<link rel="stylesheet" href="/assets/platform.css">${(opts.stylesheets ?? []).map((href) => `\n<link rel="stylesheet" href="${esc(href)}">`).join('')}
 </head>
 <body>
 <header class="top"><a class="brand" href="/account"><span class="logo">◆</span> Social Layer</a></header>

@@ -1,0 +1,108 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { currentWebUser, pageHeaders, sameOrigin } from '../../accounts/webSession.ts';
+import { messagePage } from '../../pages/accountPages.ts';
+import { DEVELOPER_CSS, portalAppPage, portalListPage } from '../../pages/developerPortal.ts';
+import { errorLines } from '../../pages/developerPortalParts.ts';
+import { PORTAL_SECTIONS } from '../../pages/developerPortalSections.ts';
+import type { ServerContext } from '../../ServerContext.ts';
+import { ApiError } from '../ApiError.ts';
+
+const READ = { rateLimit: { bucket: 'pages.developers', limit: 120, windowMs: 60_000 } };
+const WRITE = { rateLimit: { bucket: 'pages.developers.write', limit: 30, windowMs: 60_000 } };
+const AppParams = Type.Object({ id: Type.String({ maxLength: 32 }) });
+const SectionParams = Type.Object({ id: Type.String({ maxLength: 32 }), section: Type.String({ maxLength: 32 }) });
+
+function formOf(req: FastifyRequest): URLSearchParams {
+  return req.body instanceof URLSearchParams ? req.body : new URLSearchParams();
+}
+
+/**
+ * The developer portal's pages. Same protection as the account pages: the session cookie,
+ * the per-session CSRF token in every form and the Origin check on every POST; an application
+ * that is not the signed-in user's reads as unknown.
+ */
+export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get('/assets/developers.css', { config: READ }, async (_req, reply) =>
+    reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(DEVELOPER_CSS),
+  );
+
+  const signedIn = async (req: FastifyRequest, reply: FastifyReply, post: boolean) => {
+    const me = await currentWebUser(ctx, req);
+    if (!me) {
+      void reply.redirect(`/login?next=${encodeURIComponent(post ? '/developers' : req.url.split('#')[0]!)}`, 303);
+      return undefined;
+    }
+    if (post && (!sameOrigin(ctx, req) || formOf(req).get('csrf') !== me.csrf)) {
+      void pageHeaders(reply).code(403).send(messagePage('Not allowed', 'This form has expired. Reload the page and try again.'));
+      return undefined;
+    }
+    return me;
+  };
+
+  const listView = async (userId: string, csrf: string, extra: { error?: string; name?: string } = {}) => {
+    const apps = await ctx.applications.listOwned(userId);
+    return portalListPage({ csrf, apps: apps.map((a) => ({ id: a.id, name: a.name, icon: a.icon ?? null, approval: a.approval ?? 'approved' })), ...extra });
+  };
+
+  const unknownApp = (reply: FastifyReply) => pageHeaders(reply).code(404).send(messagePage('Unknown application', 'There is no such application among yours.'));
+
+  r.get('/developers', { config: READ }, async (req, reply) => {
+    const me = await signedIn(req, reply, false);
+    if (!me) return reply;
+    return pageHeaders(reply).send(await listView(me.user.id, me.csrf));
+  });
+
+  r.post('/developers/applications', { config: WRITE }, async (req, reply) => {
+    const me = await signedIn(req, reply, true);
+    if (!me) return reply;
+    const name = (formOf(req).get('name') ?? '').slice(0, 200);
+    try {
+      const created = await ctx.applications.createOwned(me.user.id, name);
+      const wire = await ctx.applications.toWire(await ctx.applications.get(created.id));
+      // The secrets exist in clear only in this response: render them here rather than redirect.
+      return pageHeaders(reply).code(201).send(portalAppPage({ app: wire, csrf: me.csrf, origin: ctx.publicHttpUrl(req.raw), created: { clientSecret: created.clientSecret, botToken: created.botToken } }));
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const error = errorLines(err.errors).join(' ') || err.message;
+      return pageHeaders(reply).code(400).send(await listView(me.user.id, me.csrf, { error, name }));
+    }
+  });
+
+  r.get('/developers/applications/:id', { schema: { params: AppParams }, config: READ }, async (req, reply) => {
+    const me = await signedIn(req, reply, false);
+    if (!me) return reply;
+    const row = await ctx.applications.getOwned(req.params.id, me.user.id).catch(() => undefined);
+    if (!row) return unknownApp(reply);
+    const saved = (req.query as Record<string, string | undefined>).saved;
+    const section = PORTAL_SECTIONS.find((s) => s.id === saved);
+    return pageHeaders(reply).send(
+      portalAppPage({ app: await ctx.applications.toWire(row), csrf: me.csrf, origin: ctx.publicHttpUrl(req.raw), ...(section ? { stateOf: section.id, state: { notice: 'Saved.' } } : {}) }),
+    );
+  });
+
+  r.post('/developers/applications/:id/:section', { schema: { params: SectionParams }, config: WRITE }, async (req, reply) => {
+    const me = await signedIn(req, reply, true);
+    if (!me) return reply;
+    const row = await ctx.applications.getOwned(req.params.id, me.user.id).catch(() => undefined);
+    if (!row) return unknownApp(reply);
+    const section = PORTAL_SECTIONS.find((s) => s.id === req.params.section);
+    if (!section) return unknownApp(reply);
+    const app = await ctx.applications.toWire(row);
+    try {
+      const outcome = await section.submit(formOf(req), { app, applications: ctx.applications });
+      // A secret is shown in this response only; anything else redirects, so a reload cannot resend it.
+      if ('secret' in outcome) {
+        return pageHeaders(reply).send(portalAppPage({ app, csrf: me.csrf, origin: ctx.publicHttpUrl(req.raw), stateOf: section.id, state: outcome }));
+      }
+      return reply.redirect(`/developers/applications/${app.id}?saved=${section.id}#${section.id}`, 303);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const errors = err.errors ? errorLines(err.errors) : [err.message];
+      return pageHeaders(reply).code(400).send(portalAppPage({ app, csrf: me.csrf, origin: ctx.publicHttpUrl(req.raw), stateOf: section.id, state: { errors } }));
+    }
+  });
+}
