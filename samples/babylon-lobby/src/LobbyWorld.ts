@@ -13,25 +13,18 @@ import { CreatePlane } from '@babylonjs/core/Meshes/Builders/planeBuilder.js';
 import { CreateTorus } from '@babylonjs/core/Meshes/Builders/torusBuilder.js';
 import type { Mesh } from '@babylonjs/core/Meshes/mesh.js';
 import { Scene } from '@babylonjs/core/scene.js';
-import type { ClientEvents } from '@social-layer/client';
 import { SocialLayerComponent } from '@social-layer/babylon';
+import type { GameSession } from '@social-layer/ui';
 import { Avatar } from './Avatar.ts';
-import { clampToWorld, decodeAvatarState, encodeAvatarState, savePosition, type AvatarState } from './avatarState.ts';
-import { lobbyUrl } from './deepLink.ts';
+import { clampToWorld, decodeAvatar, encodeAvatar } from './avatarState.ts';
 import { GROUND, groundToWorld, worldToGround } from './ground.ts';
-import { LatestOnly } from './LatestOnly.ts';
-import { keepPresenceInStep } from './richPresence.ts';
-import type { LobbySession } from './session.ts';
-
-const HISTORY_LIMIT = 50;
-const LOBBY_EVENTS = ['lobbyUpdated', 'lobbyMemberAdded', 'lobbyMemberUpdated', 'lobbyMemberRemoved'] as const;
 
 /**
  * The play field: a Babylon.js scene with a ground plane where every member of the lobby is an
- * avatar placed where their member metadata says. Clicking the ground walks your avatar there
- * and shares the new spot as member metadata, which the others receive as
- * `lobbyMemberUpdated`. The Social Layer panels come from `SocialLayerComponent`, which also
- * pumps the client's queued events before every frame and frees everything with the scene.
+ * avatar placed where their member state says. Clicking the ground walks your avatar there and
+ * shares the new spot (`session.setState`), which the others receive as a member update. The
+ * Social Layer panels come from `SocialLayerComponent`, which also pumps the client's queued
+ * events before every frame and frees everything with the scene.
  */
 export class LobbyWorld {
   readonly engine: Engine;
@@ -39,25 +32,15 @@ export class LobbyWorld {
   readonly camera: ArcRotateCamera;
   readonly social: SocialLayerComponent;
   readonly #canvas: HTMLCanvasElement;
-  readonly #session: LobbySession;
+  readonly #session: GameSession;
   readonly #ground: Mesh;
   readonly #avatars = new Map<string, Avatar>();
-  readonly #speaking = new Set<string>();
   readonly #unsubscribe: (() => void)[] = [];
-  readonly #publish: LatestOnly<AvatarState>;
   readonly #ripples: { mesh: Mesh; age: number }[] = [];
-  #me: AvatarState;
 
-  constructor(canvas: HTMLCanvasElement, session: LobbySession) {
+  constructor(canvas: HTMLCanvasElement, session: GameSession) {
     this.#canvas = canvas;
     this.#session = session;
-    this.#me = { ...session.avatar };
-    // Member metadata is replaced as a whole: createOrJoinLobbyWithMetadata on a lobby we are
-    // already in updates our metadata and fans it out to the other members.
-    this.#publish = new LatestOnly(
-      (state) => session.client.createOrJoinLobbyWithMetadata(session.secret, {}, encodeAvatarState(state)),
-      (error) => console.warn('Could not share the avatar position', error),
-    );
 
     this.engine = new Engine(canvas, true, { stencil: true }, true);
     this.scene = new Scene(this.engine);
@@ -68,22 +51,16 @@ export class LobbyWorld {
     light.groundColor = new Color3(0.25, 0.27, 0.35);
     this.#ground = this.#drawField();
 
-    const { client, lobbyId } = session;
-    this.social = new SocialLayerComponent(this.scene, client, { pumpCallbacks: true })
-      .showLobby(lobbyId, { members: { memberColor: (memberId) => this.#stateOf(memberId)?.color } })
-      // Friends with presence and Invite buttons; an accepted invite takes the player to that lobby.
-      .showFriends({ toasts: { onJoin: (secret) => location.assign(lobbyUrl(secret)) } });
-    this.#unsubscribe.push(keepPresenceInStep(session));
-    client
-      .getLobbyMessagesWithLimit(lobbyId, HISTORY_LIMIT)
-      .then((messages) => this.social.chat?.showMessages(messages))
-      .catch((error: unknown) => console.warn('Could not load the chat history', error));
-
-    const onLobbyChange: ClientEvents['lobbyUpdated'] = (changedLobbyId) => {
-      if (changedLobbyId === lobbyId) this.#syncAvatars();
-    };
-    for (const event of LOBBY_EVENTS) this.#unsubscribe.push(client.on(event, onLobbyChange));
-    this.#unsubscribe.push(client.on('userUpdated', () => this.#syncAvatars()));
+    // The component pumps the client's queued events before every frame (queueEvents in main.ts).
+    this.social = new SocialLayerComponent(this.scene, session.client, { pumpCallbacks: true });
+    session.showPanels(this.social, { members: { memberColor: (id) => decodeAvatar(session.memberState(id)).color } });
+    this.#unsubscribe.push(
+      session.onMembersChanged(() => this.#syncAvatars()),
+      session.voice.onSpeaking((userId, speaking) => {
+        this.#avatars.get(userId)?.setSpeaking(speaking);
+        this.invalidate();
+      }),
+    );
     this.scene.onPointerObservable.add(this.#onPointer);
     this.scene.onBeforeRenderObservable.add(this.#onBeforeRender);
     // The game's own listeners go with the scene, as the component's do.
@@ -121,18 +98,6 @@ export class LobbyWorld {
     return avatar ? { x: Math.round(avatar.x), y: Math.round(avatar.y) } : undefined;
   }
 
-  /** Lights a member's avatar while they are heard in the call (speakingStatusChanged). */
-  setSpeaking(userId: string, speaking: boolean): void {
-    if (speaking) this.#speaking.add(userId);
-    else this.#speaking.delete(userId);
-    this.#avatars.get(userId)?.setSpeaking(speaking);
-    this.invalidate();
-  }
-
-  clearSpeaking(): void {
-    for (const userId of [...this.#speaking]) this.setSpeaking(userId, false);
-  }
-
   isSpeakingShown(userId: string): boolean {
     return this.#avatars.get(userId)?.speaking ?? false;
   }
@@ -140,10 +105,8 @@ export class LobbyWorld {
   /** Walks your avatar to a world position and tells the lobby. */
   moveSelfTo(x: number, y: number): void {
     const target = clampToWorld(x, y);
-    this.#me = { ...this.#me, ...target };
     this.#avatars.get(this.#session.userId)?.walkTo(target.x, target.y);
-    savePosition(this.#session.secret, target);
-    this.#publish.push(this.#me);
+    this.#session.setState(encodeAvatar({ ...decodeAvatar(this.#session.state), ...target }));
   }
 
   /** Page (viewport) coordinates of a world position on the ground, to click there. */
@@ -198,33 +161,22 @@ export class LobbyWorld {
     }
   };
 
-  #stateOf(memberId: string): AvatarState | undefined {
-    const member = this.#session.client.getLobbyHandle(this.#session.lobbyId)?.getLobbyMemberHandle(memberId);
-    return member ? decodeAvatarState(member.metadata()) : undefined;
-  }
-
-  /** Makes the avatars match the lobby's members as the client knows them now. */
+  /** Makes the avatars match the lobby's members as the session knows them now. */
   #syncAvatars(): void {
     this.invalidate();
-    const { client, lobbyId, userId } = this.#session;
-    const members = client.getLobbyHandle(lobbyId)?.lobbyMembers() ?? [];
     const seen = new Set<string>();
-    for (const member of members) {
+    for (const member of this.#session.members()) {
       seen.add(member.id);
-      const isSelf = member.id === userId;
-      // Our own position is whatever we last clicked; the echo of an older update must not
-      // pull the avatar back.
-      const state = isSelf ? this.#me : decodeAvatarState(member.metadata());
+      const state = decodeAvatar(member.state);
       let avatar = this.#avatars.get(member.id);
       if (!avatar) {
-        avatar = new Avatar(this.scene, member.id, state.x, state.y, isSelf);
-        avatar.setSpeaking(this.#speaking.has(member.id));
+        avatar = new Avatar(this.scene, member.id, state.x, state.y, member.self);
+        avatar.setSpeaking(this.#session.voice.isSpeaking(member.id));
         this.#avatars.set(member.id, avatar);
       } else {
         avatar.walkTo(state.x, state.y);
       }
-      const user = member.user();
-      avatar.setLook(user?.displayName || user?.username || 'Player', state.color, member.connected());
+      avatar.setLook(member.name, state.color, member.connected);
     }
     for (const [id, avatar] of this.#avatars) {
       if (seen.has(id)) continue;

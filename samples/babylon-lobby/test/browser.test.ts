@@ -186,12 +186,12 @@ describe('babylon-lobby sample in Chromium', () => {
     const ringShown = (page: Page, userId: string) =>
       page.evaluate((id) => (window as unknown as SampleWindow).__socialLayerSample!.isSpeakingShown(id), userId);
 
-    await a.page.locator('#voice').click();
-    await b.page.locator('#voice').click();
+    await a.page.locator('.sl-bar-voice').click();
+    await b.page.locator('.sl-bar-voice').click();
     for (const page of [a.page, b.page]) {
       await expect.poll(() => callState(page), { timeout: 30_000 }).toMatchObject({ status: 4, e2ee: true }); // Connected
     }
-    await expect.poll(() => a.page.locator('#voice-hint').textContent(), { timeout: 10_000 }).toBe('Hold V to talk');
+    await expect.poll(() => a.page.locator('.sl-bar-voice-hint').textContent(), { timeout: 10_000 }).toBe('Hold V to talk');
     expect(await ringShown(b.page, infoA.userId)).toBe(false);
 
     // Held: the beeps reach B's speakers and A's avatar shows the ring on B. The key goes to the
