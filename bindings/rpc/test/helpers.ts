@@ -52,7 +52,7 @@ export interface Account {
 }
 
 /** Signs up a real account and signs it in to `clientId` with the device flow, approved on /activate. */
-export async function signedInAccount(env: Env, login: string, clientId = env.app.id, scopes = ['identify', 'sdk.social_layer_presence', 'guilds']): Promise<Account> {
+export async function signedInAccount(env: Env, login: string, clientId = env.app.id, scopes = ['identify', 'sdk.social_layer', 'guilds']): Promise<Account> {
   const page = new PageSession(env.url);
   await page.signUp(login);
   const token = await deviceSignIn({
