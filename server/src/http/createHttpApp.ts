@@ -32,9 +32,7 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // Before any route: @fastify/swagger builds the OpenAPI document from routes as they register.
-  await registerOpenApi(app, async (req, reply, rule) => {
-    if (ctx.rateLimiter) await ctx.rateLimiter.check(req, reply, rule);
-  });
+  await registerOpenApi(app);
 
   // JSON bodies: an empty body reads as undefined (the validator then names the missing fields),
   // and a body that does not parse is the documented invalid-JSON error, never a 500.

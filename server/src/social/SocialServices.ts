@@ -1,10 +1,9 @@
-import { parse } from '../http/validate.ts';
 import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
 import type { EventBus } from '../events/EventBus.ts';
 import type { Logger } from '../log/Logger.ts';
 import type { Store } from '../storage/Store.ts';
 import type { SocialReadyData } from '@social-layer/protocol';
-import { presenceUpdateCheck } from './activityCheck.ts';
+import { parsePresenceUpdate } from './activityCheck.ts';
 import { DirectMessageService } from './DirectMessageService.ts';
 import { InviteService } from './InviteService.ts';
 import { PresenceService } from './PresenceService.ts';
@@ -53,7 +52,7 @@ export class SocialServices {
   async gatewayPresenceUpdate(applicationId: string, userId: string, d: unknown): Promise<boolean> {
     let update;
     try {
-      update = parse(presenceUpdateCheck, d);
+      update = parsePresenceUpdate(d);
     } catch {
       return false;
     }

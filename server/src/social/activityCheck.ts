@@ -6,113 +6,88 @@ import {
   type ActivityWire,
   type PresenceStatus,
 } from '@social-layer/protocol';
-import { array, type Check, int, nullable, object, str } from '../http/validate.ts';
+import { type Static, Type } from 'typebox';
+import { Choice, HttpUrl, Int, Nullable, parseWith, Str } from '../http/schemas/index.ts';
+import { SchemaKeywords } from '../http/schemas/validator.ts';
 
 /**
- * The Activity a game may set (rich presence), checked field by field with the header's limits
- * (social-sdk-api.md 4.1). One check serves `PUT /users/@me/activities`, Gateway op 3 and the
+ * The Activity a game may set (rich presence), as a schema with the header's limits
+ * (social-sdk-api.md 4.1). One schema serves `PUT /users/@me/activities`, Gateway op 3 and the
  * Identify `presence`, so every way in refuses the same input with the same field errors.
  */
 
-/** A value from a fixed set (enum fields): `BASE_TYPE_CHOICES`, as the public API reports it. */
-export function choice(values: readonly number[]): Check<number> {
-  return (v, path, errs) => {
-    if (typeof v !== 'number' || !values.includes(v)) {
-      return void errs.add(path, 'BASE_TYPE_CHOICES', `Value must be one of {${values.join(', ')}}.`);
-    }
-    return v;
-  };
-}
+const text = Str(L.activityTextMinLength, L.activityTextMaxLength);
+const image = Str(L.assetImageMinLength, L.assetImageMaxLength, { description: 'Asset key or URL' });
+const assetUrl = HttpUrl(L.assetUrlMinLength, L.assetUrlMaxLength);
+const timestamp = Int(0, Number.MAX_SAFE_INTEGER, 'Seconds or ms since the epoch (values below 1e11 are seconds)');
 
-/** An http(s) URL within a length range: `URL_TYPE_INVALID_URL` otherwise. */
-export function url(min: number, max: number): Check<string> {
-  const length = str({ min, max });
-  return (v, path, errs) => {
-    const s = length(v, path, errs);
-    if (s === undefined) return undefined;
-    let parsed: URL;
-    try {
-      parsed = new URL(s);
-    } catch {
-      return void errs.add(path, 'URL_TYPE_INVALID_URL', 'Not a well formed URL.');
-    }
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return void errs.add(path, 'URL_TYPE_INVALID_SCHEME', 'Scheme must be http or https.');
-    return s;
-  };
-}
+/** `[current, max]`: current 1..; max 0 means "no maximum shown", otherwise current <= max. */
+const partySize = Type.Unsafe<[number, number]>({
+  type: 'array',
+  prefixItems: [Int(1, L.partySizeMax), Int(0, L.partySizeMax)],
+  minItems: 2,
+  maxItems: 2,
+  [SchemaKeywords.partySize]: true,
+  description: '[current, max]; max 0 = no maximum shown',
+} as never);
 
-const text = str({ min: L.activityTextMinLength, max: L.activityTextMaxLength });
-const image = str({ min: L.assetImageMinLength, max: L.assetImageMaxLength });
-const assetUrl = url(L.assetUrlMinLength, L.assetUrlMaxLength);
-const timestamp = int({ min: 0, max: Number.MAX_SAFE_INTEGER });
-
-const partySize: Check<[number, number]> = (v, path, errs) => {
-  const parsed = array(int({ min: 0, max: L.partySizeMax }), { min: 2, max: 2 })(v, path, errs);
-  if (!parsed) return undefined;
-  const [current, max] = parsed as [number, number];
-  if (current < 1) return void errs.add([...path, 0], 'NUMBER_TYPE_MIN', 'Int value should be greater than or equal to 1.');
-  // Max 0 means "no maximum shown"; otherwise the party cannot hold more than its size.
-  if (max > 0 && current > max) return void errs.add([...path, 0], 'NUMBER_TYPE_MAX', 'Current size should be less than or equal to the max size.');
-  return [current, max];
-};
-
-export const activityCheck = object({
-  name: { check: str({ min: L.activityNameMinLength, max: L.activityNameMaxLength }) },
-  type: { check: choice(SETTABLE_ACTIVITY_TYPES) },
-  status_display_type: { check: nullable(choice(Object.values(StatusDisplayTypes))) },
-  state: { check: nullable(text) },
-  state_url: { check: nullable(url(L.activityLinkMinLength, L.activityLinkMaxLength)) },
-  details: { check: nullable(text) },
-  details_url: { check: nullable(url(L.activityLinkMinLength, L.activityLinkMaxLength)) },
-  timestamps: { check: object({ start: { check: timestamp }, end: { check: timestamp } }) },
-  assets: {
-    check: object({
-      large_image: { check: image },
-      large_text: { check: text },
-      large_url: { check: assetUrl },
-      small_image: { check: image },
-      small_text: { check: text },
-      small_url: { check: assetUrl },
-      invite_cover_image: { check: image },
-    }),
-  },
-  party: {
-    check: object({
-      id: { check: str({ min: L.partyIdMinLength, max: L.partyIdMaxLength }) },
-      size: { check: partySize },
-      privacy: { check: choice(Object.values(ActivityPartyPrivacy)) },
-    }),
-  },
-  secrets: { check: object({ join: { check: str({ min: L.joinSecretMinLength, max: L.joinSecretMaxLength }) } }) },
-  buttons: {
-    check: array(
-      object({
-        label: { check: str({ min: L.buttonLabelMinLength, max: L.buttonLabelMaxLength }), required: true },
-        url: { check: url(L.buttonUrlMinLength, L.buttonUrlMaxLength), required: true },
+export const ActivityBody = Type.Object(
+  {
+    name: Type.Optional(Str(L.activityNameMinLength, L.activityNameMaxLength, { description: 'Defaults to the application name' })),
+    type: Type.Optional(Choice(SETTABLE_ACTIVITY_TYPES, 'ActivityTypes a game may set')),
+    status_display_type: Type.Optional(Nullable(Choice(Object.values(StatusDisplayTypes)))),
+    state: Type.Optional(Nullable(text)),
+    state_url: Type.Optional(Nullable(HttpUrl(L.activityLinkMinLength, L.activityLinkMaxLength))),
+    details: Type.Optional(Nullable(text)),
+    details_url: Type.Optional(Nullable(HttpUrl(L.activityLinkMinLength, L.activityLinkMaxLength))),
+    timestamps: Type.Optional(Type.Object({ start: Type.Optional(timestamp), end: Type.Optional(timestamp) })),
+    assets: Type.Optional(
+      Type.Object({
+        large_image: Type.Optional(image),
+        large_text: Type.Optional(text),
+        large_url: Type.Optional(assetUrl),
+        small_image: Type.Optional(image),
+        small_text: Type.Optional(text),
+        small_url: Type.Optional(assetUrl),
+        invite_cover_image: Type.Optional(image),
       }),
-      { min: 0, max: L.activityButtonsMax },
     ),
+    party: Type.Optional(
+      Type.Object({
+        id: Type.Optional(Str(L.partyIdMinLength, L.partyIdMaxLength)),
+        size: Type.Optional(partySize),
+        privacy: Type.Optional(Choice(Object.values(ActivityPartyPrivacy))),
+      }),
+    ),
+    secrets: Type.Optional(Type.Object({ join: Type.Optional(Str(L.joinSecretMinLength, L.joinSecretMaxLength)) })),
+    buttons: Type.Optional(
+      Type.Array(Type.Object({ label: Str(L.buttonLabelMinLength, L.buttonLabelMaxLength), url: HttpUrl(L.buttonUrlMinLength, L.buttonUrlMaxLength) }), {
+        minItems: 0,
+        maxItems: L.activityButtonsMax,
+      }),
+    ),
+    supported_platforms: Type.Optional(Int(0, 255, 'ActivityGamePlatforms bits')),
   },
-  supported_platforms: { check: int({ min: 0, max: 255 }) },
-});
+  { title: 'ActivityInput' },
+);
 
-export type ParsedActivity = NonNullable<ReturnType<typeof activityCheck>>;
+export type ParsedActivity = Static<typeof ActivityBody>;
 
-/** Statuses a user may choose; `offline` is taken as `invisible`, as the public Gateway does. */
-export const statusCheck: Check<PresenceStatus> = (v, path, errs) => {
-  if (v !== 'online' && v !== 'idle' && v !== 'dnd' && v !== 'invisible' && v !== 'offline') {
-    return void errs.add(path, 'BASE_TYPE_CHOICES', 'Value must be one of {online, idle, dnd, invisible, offline}.');
-  }
-  return v === 'offline' ? 'invisible' : v;
-};
+/** Statuses a user may choose; PresenceService takes `offline` as `invisible`, as the public Gateway does. */
+export const StatusValue = Choice<PresenceStatus>(['online', 'idle', 'dnd', 'invisible', 'offline']);
 
 /** Op 3 / Identify `presence` (protocols.md 1.6): one activity per application. */
-export const presenceUpdateCheck = object({
-  since: { check: nullable(int({ min: 0, max: Number.MAX_SAFE_INTEGER })) },
-  activities: { check: array(activityCheck, { min: 0, max: 1 }) },
-  status: { check: statusCheck },
-  afk: { check: (v, path, errs) => (typeof v === 'boolean' ? v : void errs.add(path, 'BASE_TYPE_BOOLEAN', 'Must be either true or false.')) },
+export const PresenceUpdate = Type.Object({
+  since: Type.Optional(Nullable(Int(0, Number.MAX_SAFE_INTEGER))),
+  activities: Type.Optional(Type.Array(ActivityBody, { minItems: 0, maxItems: 1 })),
+  status: Type.Optional(StatusValue),
+  afk: Type.Optional(Type.Boolean()),
 });
+
+/** Checks an op 3 payload as the REST routes check theirs; throws the 50035 ApiError. */
+export function parsePresenceUpdate(d: unknown): Static<typeof PresenceUpdate> {
+  return parseWith(PresenceUpdate, d);
+}
 
 /**
  * The stored activity: fields the SDK cannot set are the server's (application, creation time,

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../../ServerContext.ts';
-import { activityCheck, statusCheck } from '../../social/activityCheck.ts';
+import { ActivityBody, StatusValue } from '../../social/activityCheck.ts';
 import { authenticate } from '../auth.ts';
-import { object, parse } from '../validate.ts';
+import { ActivitySchema, BEARER, NoContent, Type, type TypeBoxTypeProvider } from '../schemas/index.ts';
 import { rateLimit, requireUserScope } from './socialRouteHelpers.ts';
 
 const WRITE = rateLimit('presence.write', 20);
-const settingsBody = object({ status: { check: statusCheck, required: true } });
+const TAGS = ['presence'];
+const SettingsBody = Type.Object({ status: StatusValue });
 
 /**
  * Rich presence and online status over HTTP. Gateway op 3 does the same with the same checks;
@@ -14,26 +15,40 @@ const settingsBody = object({ status: { check: statusCheck, required: true } });
  */
 export function presenceRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const presence = ctx.social.presence;
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   /** UpdateRichPresence: the body is one Activity; the stored one comes back (secrets included). */
-  app.put('/api/v10/users/@me/activities', WRITE, async (req) => {
-    const p = requireUserScope(await authenticate(req, ctx.store), 'activities.write');
-    const activity = parse(activityCheck, req.body);
-    return presence.setActivity(p.applicationId, p.userId, activity);
-  });
+  r.put(
+    '/api/v10/users/@me/activities',
+    { schema: { summary: 'Set this application\'s rich presence (UpdateRichPresence)', tags: TAGS, security: BEARER, body: ActivityBody, response: { 200: ActivitySchema } }, config: WRITE },
+    async (req) => {
+      const p = requireUserScope(await authenticate(req, ctx.store), 'activities.write');
+      return presence.setActivity(p.applicationId, p.userId, req.body);
+    },
+  );
 
   /** ClearRichPresence. */
-  app.delete('/api/v10/users/@me/activities', WRITE, async (req, reply) => {
-    const p = requireUserScope(await authenticate(req, ctx.store), 'activities.write');
-    await presence.clearActivity(p.applicationId, p.userId);
-    reply.code(204);
-  });
+  r.delete(
+    '/api/v10/users/@me/activities',
+    { schema: { summary: 'Clear rich presence (ClearRichPresence)', tags: TAGS, security: BEARER, response: { 204: NoContent } }, config: WRITE },
+    async (req, reply) => {
+      const p = requireUserScope(await authenticate(req, ctx.store), 'activities.write');
+      await presence.clearActivity(p.applicationId, p.userId);
+      reply.code(204);
+    },
+  );
 
   /** SetOnlineStatus, through the public user-settings route. */
-  app.patch('/api/v10/users/@me/settings', WRITE, async (req) => {
-    const p = requireUserScope(await authenticate(req, ctx.store), 'activities.write');
-    const body = parse(settingsBody, req.body);
-    await presence.setStatus(p.userId, body.status);
-    return { status: await presence.chosenStatus(p.userId) };
-  });
+  r.patch(
+    '/api/v10/users/@me/settings',
+    {
+      schema: { summary: 'Set the online status (SetOnlineStatus); offline is taken as invisible', tags: TAGS, security: BEARER, body: SettingsBody, response: { 200: Type.Object({ status: StatusValue }) } },
+      config: WRITE,
+    },
+    async (req) => {
+      const p = requireUserScope(await authenticate(req, ctx.store), 'activities.write');
+      await presence.setStatus(p.userId, req.body.status);
+      return { status: await presence.chosenStatus(p.userId) };
+    },
+  );
 }

@@ -1,8 +1,7 @@
-import type { FastifyRequest } from 'fastify';
-import { isSnowflake } from '@social-layer/protocol';
 import { expandScopes, type Principal } from '../../auth/Principal.ts';
 import { Errors } from '../ApiError.ts';
 import { requireBearer } from '../auth.ts';
+import { IdParam, NotFound, Type } from '../schemas/index.ts';
 
 /**
  * Shared bits of the social routes. Scopes are checked after expansion: `sdk.social_layer` and
@@ -14,25 +13,9 @@ export function requireUserScope(p: Principal, scope: string): Extract<Principal
   return bearer;
 }
 
-/** A user ID from the path; anything that is not a snowflake cannot name a user (10013). */
-export function pathUserId(req: FastifyRequest, param = 'userId'): string {
-  const id = (req.params as Record<string, string>)[param];
-  if (!isSnowflake(id)) throw Errors.unknownUser();
-  return id;
-}
-
-/** A query-string integer, or undefined when absent (the validator reports bad values). */
-export function queryInt(req: FastifyRequest, name: string): number | string | undefined {
-  const raw = (req.query as Record<string, string | undefined>)[name];
-  if (raw === undefined) return undefined;
-  return /^-?\d+$/.test(raw) ? Number(raw) : raw;
-}
-
-export function queryBool(req: FastifyRequest, name: string): boolean {
-  const raw = (req.query as Record<string, string | undefined>)[name];
-  return raw === 'true' || raw === 'True' || raw === '1';
-}
+/** `{userId}` in the path; anything that is not a snowflake cannot name a user (10013). */
+export const UserParams = Type.Object({ userId: IdParam(NotFound.user, 'The other user\'s ID; anything else answers 10013') });
 
 export function rateLimit(bucket: string, limit: number, windowMs = 10_000) {
-  return { config: { rateLimit: { bucket, limit, windowMs } } };
+  return { rateLimit: { bucket, limit, windowMs } };
 }

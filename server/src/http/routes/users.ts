@@ -4,30 +4,41 @@ import type { ServerContext } from '../../ServerContext.ts';
 import { userToWire } from '../../storage/UserRepo.ts';
 import { Errors } from '../ApiError.ts';
 import { authenticate, requireBearer } from '../auth.ts';
-import { nullable, object, parse, str } from '../validate.ts';
+import { BEARER, BEARER_OR_BOT, Nullable, Str, Type, type TypeBoxTypeProvider, UserSchema } from '../schemas/index.ts';
 
-const patchBody = object({
-  global_name: { check: nullable(str({ min: Limits.displayNameMinLength, max: Limits.displayNameMaxLength })) },
+const TAGS = ['users'];
+const PatchBody = Type.Object({
+  global_name: Type.Optional(Nullable(Str(Limits.displayNameMinLength, Limits.displayNameMaxLength, { description: 'Display name; null clears it' }))),
 });
 
 export function userRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.get('/api/v10/users/@me', { config: { rateLimit: { bucket: 'users.me', limit: 60, windowMs: 10_000 } } }, async (req) => {
-    const p = await authenticate(req, ctx.store);
-    const user = await ctx.store.users.get(p.kind === 'bot' ? p.botUserId : p.userId);
-    if (!user) throw Errors.unknownUser();
-    // The real premium_type only with identify.premium (spec, User premium_type); 0 otherwise.
-    const premium = p.kind === 'bearer' && p.scopes.includes('identify.premium') ? (user.premium_type ?? 0) : 0;
-    return { ...userToWire(user), premium_type: premium };
-  });
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get(
+    '/api/v10/users/@me',
+    { schema: { summary: 'The current user (or the application\'s bot user)', tags: TAGS, security: BEARER_OR_BOT, response: { 200: UserSchema } }, config: { rateLimit: { bucket: 'users.me', limit: 60, windowMs: 10_000 } } },
+    async (req) => {
+      const p = await authenticate(req, ctx.store);
+      const user = await ctx.store.users.get(p.kind === 'bot' ? p.botUserId : p.userId);
+      if (!user) throw Errors.unknownUser();
+      // The real premium_type only with identify.premium (spec, User premium_type); 0 otherwise.
+      const premium = p.kind === 'bearer' && p.scopes.includes('identify.premium') ? (user.premium_type ?? 0) : 0;
+      return { ...userToWire(user), premium_type: premium };
+    },
+  );
 
   /** Display-name updates (UpdateProvisionalAccountDisplayName); co-members see the new name. */
-  app.patch('/api/v10/users/@me', { config: { rateLimit: { bucket: 'users.me.write', limit: 10, windowMs: 10_000 } } }, async (req) => {
-    const p = requireBearer(await authenticate(req, ctx.store));
-    const body = parse(patchBody, req.body);
-    if (body.global_name !== undefined) {
-      await ctx.store.users.setGlobalName(p.userId, body.global_name);
-      await ctx.lobbies.announceUserChange(p.applicationId, p.userId);
-    }
-    return userToWire((await ctx.store.users.get(p.userId))!);
-  });
+  r.patch(
+    '/api/v10/users/@me',
+    { schema: { summary: 'Change the display name', tags: TAGS, security: BEARER, body: PatchBody, response: { 200: UserSchema } }, config: { rateLimit: { bucket: 'users.me.write', limit: 10, windowMs: 10_000 } } },
+    async (req) => {
+      const p = requireBearer(await authenticate(req, ctx.store));
+      const body = req.body;
+      if (body.global_name !== undefined) {
+        await ctx.store.users.setGlobalName(p.userId, body.global_name);
+        await ctx.lobbies.announceUserChange(p.applicationId, p.userId);
+      }
+      return userToWire((await ctx.store.users.get(p.userId))!);
+    },
+  );
 }

@@ -1,6 +1,6 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { BucketRule } from '../RateLimiter.ts';
 import { ErrorBody, RateLimitedBody } from './responses.ts';
@@ -9,19 +9,22 @@ export const OPENAPI_PATH = '/api/v10/openapi.json';
 export const DOCS_PATH = '/docs/api';
 
 /** Security requirement objects for route schemas (`schema: { security: BOT }`). */
-export const BEARER = [{ bearer: [] }];
-export const BOT = [{ bot: [] }];
-export const BEARER_OR_BOT = [{ bearer: [] }, { bot: [] }];
-export const CLIENT = [{ clientBasic: [] }, {}];
+type Security = { [scheme: string]: string[] }[];
+export const BEARER: Security = [{ bearer: [] }];
+export const BOT: Security = [{ bot: [] }];
+export const BEARER_OR_BOT: Security = [{ bearer: [] }, { bot: [] }];
+/** OAuth2 client authentication: HTTP Basic, or client_id (and secret) in the form. */
+export const CLIENT: Security = [{ clientBasic: [] }, {}];
 
 /**
  * The OpenAPI 3.1 document, built by @fastify/swagger from the route schemas as routes are
  * registered (so it must be registered, and awaited, before any route), served at
  * /api/v10/openapi.json, and the interactive reference (swagger-ui) at /docs/api.
  * Every operation gets the error responses every route can answer; routes that other plugins
- * add without a schema (static files) stay out of the document.
+ * add without a schema (static files) stay out of the document. The reference page's routes get
+ * their rate budget from the default rule that the rate-limit hooks give routes without one.
  */
-export async function registerOpenApi(app: FastifyInstance, rateLimit: (req: FastifyRequest, reply: FastifyReply, rule: BucketRule) => Promise<void>): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -58,7 +61,6 @@ export async function registerOpenApi(app: FastifyInstance, rateLimit: (req: Fas
     // The page runs swagger-ui's own bundle from /docs/api/static; nothing from other origins.
     staticCSP: true,
     transformStaticCSP: (header) => header.replace(' upgrade-insecure-requests;', ''),
-    uiHooks: { preHandler: (req, reply) => rateLimit(req, reply, DOCS_RATE) },
   });
 
   app.get(
