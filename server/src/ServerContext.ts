@@ -9,6 +9,7 @@ import type { SocialServices } from './social/SocialServices.ts';
 import type { Store } from './storage/Store.ts';
 import type { ApplicationService } from './applications/ApplicationService.ts';
 import type { UrlPolicy } from './config/urlPolicy.ts';
+import type { WebhookService } from './webhooks/WebhookService.ts';
 
 /** What route handlers and the Gateway share (accounts and OAuth2 services included). */
 export interface ServerContext extends AccountServices {
@@ -23,6 +24,8 @@ export interface ServerContext extends AccountServices {
   applications: ApplicationService;
   /** Which URLs applications may register (production or development mode). */
   urlPolicy: UrlPolicy;
+  /** Webhook event settings (event_webhooks_* fields, verify_key), deliveries, send again (issue 15). */
+  webhooks: WebhookService;
   /** Null when rate limits are off (benchmarks measuring raw throughput). */
   rateLimiter: RateLimiter | null;
   /** http(s)://host:port as the caller reached us. */

@@ -28,6 +28,8 @@ import { DaveDeliveryService } from '@social-layer/dave';
 import type { DaveDeliveryFactory } from './voice/dave.ts';
 import { VoiceGatewayServer } from './voice/VoiceGatewayServer.ts';
 import { VoiceStateService } from './voice/VoiceStateService.ts';
+import { startWebhooks, type WebhookOptions } from './webhooks/startWebhooks.ts';
+import type { WebhookService } from './webhooks/WebhookService.ts';
 
 export interface ServerOptions {
   /** 0 picks a free port. Default: SOCIAL_LAYER_PORT or 3333. */
@@ -73,6 +75,8 @@ export interface ServerOptions {
   daveFactory?: DaveDeliveryFactory;
   voiceHeartbeatIntervalMs?: number;
   voiceResumeWindowMs?: number;
+  /** Webhook delivery: worker on/off, backoff, lease and poll timings (webhooks/startWebhooks.ts). */
+  webhooks?: WebhookOptions;
 }
 
 export interface RunningServer {
@@ -85,6 +89,8 @@ export interface RunningServer {
   applications: ApplicationService;
   /** Account administration (bans) and the OAuth2 side of applications. */
   accounts: AccountService;
+  /** Webhook event settings (PING-verified URL), recent deliveries and "send again". */
+  webhooks: WebhookService;
   /** The developer-portal settings of an application: redirect URIs, OIDC issuers, parent, approved scopes. */
   configureApplication(applicationId: string, settings: ApplicationSettings): Promise<void>;
   /** The voice gateway, for tests and diagnostics (relay statistics, forwarded payloads). */
@@ -119,8 +125,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const rateLimiter = options.rateLimits === false ? null : new RateLimiter(options.redisUrl ? new RedisRateLimitStore(options.redisUrl) : undefined);
   const accountServices = createAccountServices(store, log, options.accounts);
   const urlPolicy = new UrlPolicy(options.dev === true);
+  const webhooks = await startWebhooks(store, log.child({ scope: 'webhooks' }), options.dev === true, options.webhooks);
   const ctx: ServerContext = {
     urlPolicy,
+    webhooks: webhooks.service,
     applications: new ApplicationService(store, urlPolicy),
     ...accountServices,
     store,
@@ -215,6 +223,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     createApplication: ({ name, approval }) => store.applications.create(name, { approval: approval ?? 'approved' }),
     applications: ctx.applications,
     accounts: accountServices.accounts,
+    webhooks: webhooks.service,
     configureApplication: (id, settings) => configureApplication(store, id, settings),
     voice,
     sweepIdleLobbies: () => lobbies.sweepIdle(),
@@ -222,6 +231,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
+      await webhooks.close();
       await voice.close();
       voiceStates.close();
       social.close();
