@@ -1,50 +1,32 @@
 import * as pc from 'playcanvas';
-import type { ClientEvents } from '@social-layer/client';
 import { SocialLayer } from '@social-layer/playcanvas';
+import type { GameSession } from '@social-layer/ui';
 import { Avatar } from './Avatar.ts';
 import { ring } from './ring.ts';
-import { clampToWorld, decodeAvatarState, encodeAvatarState, savePosition, type AvatarState } from './avatarState.ts';
-import { lobbyUrl } from './deepLink.ts';
-import { LatestOnly } from './LatestOnly.ts';
-import { keepPresenceInStep } from './richPresence.ts';
-import type { LobbySession } from './session.ts';
+import { clampToWorld, decodeAvatar, encodeAvatar } from './avatarState.ts';
 import { GROUND, rayToGround, sceneToWorld, worldToScene } from './world.ts';
-
-const HISTORY_LIMIT = 50;
-const LOBBY_EVENTS = ['lobbyUpdated', 'lobbyMemberAdded', 'lobbyMemberUpdated', 'lobbyMemberRemoved'] as const;
 
 /**
  * The 3D lobby: a PlayCanvas app with a ground, a camera looking down on it and one avatar per
- * lobby member, placed where their member metadata says. Clicking the ground walks your avatar
+ * lobby member, placed where their member state says. Clicking the ground walks your avatar
  * there (a ray from the camera through the click, met with the ground plane) and shares the
- * spot as member metadata, which the others receive as `lobbyMemberUpdated`. The Social Layer
- * panels come from `@social-layer/playcanvas`.
+ * spot (`session.setState`). The Social Layer panels come from `@social-layer/playcanvas`.
  */
 export class LobbyWorld {
   readonly app: pc.Application;
   readonly social: SocialLayer;
   readonly camera: pc.Entity;
-  readonly #session: LobbySession;
+  readonly #session: GameSession;
   readonly #canvas: HTMLCanvasElement;
   readonly #labels: HTMLElement;
   readonly #avatars = new Map<string, Avatar>();
-  readonly #speaking = new Set<string>();
   readonly #unsubscribe: (() => void)[] = [];
-  readonly #publish: LatestOnly<AvatarState>;
   readonly #ripple: pc.Entity;
   #rippleAge = Infinity;
-  #me: AvatarState;
 
-  constructor(session: LobbySession, canvas: HTMLCanvasElement) {
+  constructor(session: GameSession, canvas: HTMLCanvasElement) {
     this.#session = session;
     this.#canvas = canvas;
-    this.#me = { ...session.avatar };
-    // Member metadata is replaced as a whole: createOrJoinLobbyWithMetadata on a lobby we are
-    // already in updates our metadata and fans it out to the other members.
-    this.#publish = new LatestOnly(
-      (state) => session.client.createOrJoinLobbyWithMetadata(session.secret, {}, encodeAvatarState(state)),
-      (error) => console.warn('Could not share the avatar position', error),
-    );
 
     this.app = new pc.Application(canvas, {
       mouse: new pc.Mouse(canvas),
@@ -67,22 +49,15 @@ export class LobbyWorld {
     this.camera = this.#buildScene();
     this.#ripple = this.#buildRipple();
 
-    const { client, lobbyId } = session;
-    this.social = new SocialLayer(this.app, client, { pumpCallbacks: true })
-      .showLobby(lobbyId, { members: { memberColor: (memberId) => this.#stateOf(memberId)?.color } })
-      // Friends with presence and Invite buttons; an accepted invite takes the player to that lobby.
-      .showFriends({ toasts: { onJoin: (secret) => location.assign(lobbyUrl(secret)) } });
-    this.#unsubscribe.push(keepPresenceInStep(session));
-    client
-      .getLobbyMessagesWithLimit(lobbyId, HISTORY_LIMIT)
-      .then((messages) => this.social.chat?.showMessages(messages))
-      .catch((error: unknown) => console.warn('Could not load the chat history', error));
-
-    const onLobbyChange: ClientEvents['lobbyUpdated'] = (changedLobbyId) => {
-      if (changedLobbyId === lobbyId) this.#syncAvatars();
-    };
-    for (const event of LOBBY_EVENTS) this.#unsubscribe.push(client.on(event, onLobbyChange));
-    this.#unsubscribe.push(client.on('userUpdated', () => this.#syncAvatars()));
+    this.social = new SocialLayer(this.app, session.client, { pumpCallbacks: true });
+    session.showPanels(this.social, { members: { memberColor: (id) => decodeAvatar(session.memberState(id)).color } });
+    this.#unsubscribe.push(
+      session.onMembersChanged(() => this.#syncAvatars()),
+      session.voice.onSpeaking((userId, speaking) => {
+        this.#avatars.get(userId)?.setSpeaking(speaking);
+        this.#redraw();
+      }),
+    );
 
     this.app.mouse?.on(pc.EVENT_MOUSEDOWN, this.#onMouseDown, this);
     this.app.touch?.on(pc.EVENT_TOUCHSTART, this.#onTouchStart, this);
@@ -107,21 +82,9 @@ export class LobbyWorld {
     return { x: rect.left + screen.x, y: rect.top + screen.y };
   }
 
-  /** Lights a member's avatar while they are heard in the call (speakingStatusChanged). */
-  setSpeaking(userId: string, speaking: boolean): void {
-    if (speaking) this.#speaking.add(userId);
-    else this.#speaking.delete(userId);
-    this.#avatars.get(userId)?.setSpeaking(speaking);
-    this.#redraw();
-  }
-
   /** Asks for the next frame to be drawn (the app renders on demand). */
   #redraw(): void {
     this.app.renderNextFrame = true;
-  }
-
-  clearSpeaking(): void {
-    for (const userId of [...this.#speaking]) this.setSpeaking(userId, false);
   }
 
   /** Whether a member's avatar shows the speaking ring now. */
@@ -132,10 +95,8 @@ export class LobbyWorld {
   /** Walks your avatar to a world position and tells the lobby. */
   moveSelfTo(x: number, y: number): void {
     const target = clampToWorld(x, y);
-    this.#me = { ...this.#me, ...target };
     this.#avatars.get(this.#session.userId)?.walkTo(target.x, target.y);
-    savePosition(this.#session.secret, target);
-    this.#publish.push(this.#me);
+    this.#session.setState(encodeAvatar({ ...decodeAvatar(this.#session.state), ...target }));
   }
 
   /** A click or tap at canvas coordinates: a ray from the camera, met with the ground. */
@@ -193,32 +154,21 @@ export class LobbyWorld {
     this.#labels.remove();
   }
 
-  #stateOf(memberId: string): AvatarState | undefined {
-    const member = this.#session.client.getLobbyHandle(this.#session.lobbyId)?.getLobbyMemberHandle(memberId);
-    return member ? decodeAvatarState(member.metadata()) : undefined;
-  }
-
-  /** Makes the avatars match the lobby's members as the client knows them now. */
+  /** Makes the avatars match the lobby's members as the session knows them now. */
   #syncAvatars(): void {
-    const { client, lobbyId, userId } = this.#session;
-    const members = client.getLobbyHandle(lobbyId)?.lobbyMembers() ?? [];
     const seen = new Set<string>();
-    for (const member of members) {
+    for (const member of this.#session.members()) {
       seen.add(member.id);
-      const isSelf = member.id === userId;
-      // Our own position is whatever we last clicked; the echo of an older update must not
-      // pull the avatar back.
-      const state = isSelf ? this.#me : decodeAvatarState(member.metadata());
+      const state = decodeAvatar(member.state);
       let avatar = this.#avatars.get(member.id);
       if (!avatar) {
-        avatar = new Avatar(this.app, this.#labels, member.id, state.x, state.y, isSelf);
-        avatar.setSpeaking(this.#speaking.has(member.id));
+        avatar = new Avatar(this.app, this.#labels, member.id, state.x, state.y, member.self);
+        avatar.setSpeaking(this.#session.voice.isSpeaking(member.id));
         this.#avatars.set(member.id, avatar);
       } else {
         avatar.walkTo(state.x, state.y);
       }
-      const user = member.user();
-      avatar.setLook(user?.displayName || user?.username || 'Player', state.color, member.connected());
+      avatar.setLook(member.name, state.color, member.connected);
     }
     for (const [id, avatar] of this.#avatars) {
       if (seen.has(id)) continue;

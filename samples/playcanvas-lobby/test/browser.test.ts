@@ -217,10 +217,10 @@ describe('playcanvas-lobby sample in Chromium', () => {
 
     // Voice: both join the lobby's call; while A holds V (push-to-talk, bound through the
     // plugin), B shows A's speaking ring and a speaking name tag; releasing V clears them.
-    await a.page.locator('#voice').click();
-    await b.page.locator('#voice').click();
+    await a.page.locator('.sl-bar-voice').click();
+    await b.page.locator('.sl-bar-voice').click();
     for (const page of [a.page, b.page]) {
-      await expect.poll(() => page.locator('#voice-hint').textContent(), { timeout: 30_000 }).toBe('Hold V to talk');
+      await expect.poll(() => page.locator('.sl-bar-voice-hint').textContent(), { timeout: 30_000 }).toBe('Hold V to talk');
     }
     const speakingOnB = () =>
       b.page.evaluate((id) => (window as unknown as SampleWindow).__socialLayerSample.isSpeakingShown(id), infoA.userId);
