@@ -14,6 +14,7 @@ import { oauth2ApiRoutes } from './routes/oauth2Api.ts';
 import { oauth2PageRoutes } from './routes/oauth2Pages.ts';
 import { partnerSdkRoutes } from './routes/partnerSdk.ts';
 import { userRoutes } from './routes/users.ts';
+import { guildRouteFamily } from './routes/guildRouteFamily.ts';
 import { applicationRoutes } from './routes/applications.ts';
 import { developerPortalRoutes } from './routes/developerPortal.ts';
 import { applicationBudgetHook } from './applicationBudget.ts';
@@ -114,6 +115,7 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
   accountPageRoutes(app, ctx);
   oauth2PageRoutes(app, ctx);
   oauth2ApiRoutes(app, ctx);
+  guildRouteFamily(app, ctx);
   applicationRoutes(app, ctx);
   developerPortalRoutes(app, ctx);
   return app;

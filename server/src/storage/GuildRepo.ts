@@ -156,8 +156,8 @@ export class GuildRepo {
     return out;
   }
 
-  botRole(guildId: string, applicationId: string, db: Db = this.db): Promise<GuildRolesTable | undefined> {
-    return db.selectFrom('guild_roles').selectAll().where('guild_id', '=', guildId).where('bot_application_id', '=', applicationId).executeTakeFirst();
+  botRole(guildId: string, botUserId: string, db: Db = this.db): Promise<GuildRolesTable | undefined> {
+    return db.selectFrom('guild_roles').selectAll().where('guild_id', '=', guildId).where('bot_user_id', '=', botUserId).executeTakeFirst();
   }
 }
 
@@ -180,7 +180,7 @@ function roleRow(id: string, guildId: string, f: Partial<GuildRolesTable> & { na
     hoist: f.hoist ?? 0,
     managed: f.managed ?? 0,
     mentionable: f.mentionable ?? 0,
-    bot_application_id: f.bot_application_id ?? null,
+    bot_user_id: f.bot_user_id ?? null,
     flags: f.flags ?? 0,
     created_at: now,
   };

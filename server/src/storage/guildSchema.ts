@@ -56,8 +56,8 @@ export interface GuildRolesTable {
   hoist: number;
   managed: number;
   mentionable: number;
-  /** The application whose bot this managed role belongs to (role `tags.bot_id` is its bot user). */
-  bot_application_id: string | null;
+  /** The bot user this managed role belongs to (role `tags.bot_id`). */
+  bot_user_id: string | null;
   flags: number;
   created_at: number | string;
 }

@@ -143,11 +143,7 @@ export function oauth2ApiRoutes(app: FastifyInstance, ctx: ServerContext): void 
     return reply.code(204).send();
   });
 
-  /** Needs the guilds scope (spec, Authentication 2). There are no servers (guilds) yet: an empty list. */
-  app.get('/api/v10/users/@me/guilds', async (req) => {
-    requireBearer(await authenticate(req, ctx.store), 'guilds');
-    return [];
-  });
+  // GET /users/@me/guilds (scope `guilds`) is a guild route: routes/guilds.ts.
 }
 
 function issuerOf(ctx: ServerContext, req: FastifyRequest): string {

@@ -58,7 +58,7 @@ export const m0005_guilds: Migration = {
       .addColumn('hoist', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('managed', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('mentionable', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('bot_application_id', 'varchar(20)')
+      .addColumn('bot_user_id', 'varchar(20)')
       .addColumn('flags', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();

@@ -1,0 +1,268 @@
+import type { Store } from '../storage/Store.ts';
+import type { GuildMembersTable } from '../storage/guildSchema.ts';
+import { type GuildView, topPosition, viewGuild } from './GuildAccess.ts';
+import { GuildErrors } from './guildErrors.ts';
+import type { GuildEvents } from './GuildEvents.ts';
+import { banWire, memberWire, userWire } from './guildWire.ts';
+import { Permission, has, mayDo } from './permissions.ts';
+
+export interface MemberPatch {
+  nick?: string | null;
+  roles?: string[];
+  flags?: number;
+  communication_disabled_until?: string | null;
+  mute?: boolean;
+  deaf?: boolean;
+  channel_id?: string | null;
+}
+
+/** Guild member flags a moderator may set (BYPASSES_VERIFICATION); the rest are the platform's. */
+const EDITABLE_MEMBER_FLAGS = 1 << 2;
+const MAX_TIMEOUT_MS = 28 * 86_400_000;
+
+/** Members: reads, role changes, edits (own and others'), kicks, bans and prune. */
+export class MemberService {
+  constructor(private readonly store: Store, private readonly events: GuildEvents) {}
+
+  async getMember(userId: string, guildId: string, targetId: string) {
+    await viewGuild(this.store, guildId, userId);
+    const m = await this.store.guildMembers.get(guildId, targetId);
+    if (!m) throw GuildErrors.unknownMember();
+    return memberWire(m);
+  }
+
+  async listMembers(userId: string, guildId: string, opts: { limit: number; after?: string }) {
+    await viewGuild(this.store, guildId, userId);
+    return (await this.store.guildMembers.list(guildId, opts)).map(memberWire);
+  }
+
+  async searchMembers(userId: string, guildId: string, query: string, limit: number) {
+    await viewGuild(this.store, guildId, userId);
+    return (await this.store.guildMembers.list(guildId, { query, limit })).map(memberWire);
+  }
+
+  /** Actor may act on target only from strictly above the target's top role (the owner always; never on the owner). */
+  private outranks(v: GuildView, targetRoles: string[], targetId: string): boolean {
+    if (targetId === v.guild.owner_id) return v.isOwner;
+    return v.isOwner || v.topPosition > topPosition(v.roles, targetRoles);
+  }
+
+  async addRole(userId: string, guildId: string, targetId: string, roleId: string) {
+    const { v, target } = await this.roleChange(userId, guildId, targetId, roleId);
+    if (target.roles.includes(roleId)) return;
+    await this.store.guildMembers.addRole(this.store.database.db, guildId, targetId, roleId);
+    await this.memberUpdated(v, targetId);
+  }
+
+  async removeRole(userId: string, guildId: string, targetId: string, roleId: string) {
+    const { v, target } = await this.roleChange(userId, guildId, targetId, roleId);
+    if (!target.roles.includes(roleId)) return;
+    await this.store.guildMembers.removeRole(this.store.database.db, guildId, targetId, roleId);
+    await this.memberUpdated(v, targetId);
+  }
+
+  private async roleChange(userId: string, guildId: string, targetId: string, roleId: string) {
+    const v = await viewGuild(this.store, guildId, userId);
+    const target = await this.store.guildMembers.get(guildId, targetId);
+    if (!target) throw GuildErrors.unknownMember();
+    const role = v.roles.find((r) => r.id === roleId);
+    if (!role || role.id === guildId) throw GuildErrors.unknownRole();
+    v.require(Permission.ManageRoles);
+    if (role.managed === 1 || !v.outranksRole(role)) throw GuildErrors.missingPermissions();
+    return { v, target };
+  }
+
+  /** Modify Guild Member: each field needs its own permission; `flags` needs MANAGE_GUILD, MANAGE_ROLES or the three moderation bits. */
+  async modifyMember(userId: string, guildId: string, targetId: string, patch: MemberPatch) {
+    const v = await viewGuild(this.store, guildId, userId);
+    const target = await this.store.guildMembers.get(guildId, targetId);
+    if (!target) throw GuildErrors.unknownMember();
+    const perms = v.permissions;
+    const self = targetId === userId;
+    const set: Partial<GuildMembersTable> = {};
+    let roles: string[] | undefined;
+    if (patch.nick !== undefined) {
+      if (!(has(perms, Permission.ManageNicknames) && (self || this.outranks(v, target.roles, targetId))) && !(self && has(perms, Permission.ChangeNickname))) throw GuildErrors.missingPermissions();
+      set.nick = patch.nick === '' ? null : patch.nick;
+    }
+    if (patch.roles !== undefined) {
+      if (!has(perms, Permission.ManageRoles)) throw GuildErrors.missingPermissions();
+      const wanted = new Set(patch.roles);
+      for (const id of wanted) {
+        const role = v.roles.find((r) => r.id === id);
+        if (!role || role.id === guildId) throw GuildErrors.unknownRole();
+      }
+      // Roles that change hands must sit below the caller; managed roles never change by hand.
+      const changed = [...wanted].filter((id) => !target.roles.includes(id)).concat(target.roles.filter((id) => !wanted.has(id)));
+      for (const id of changed) {
+        const role = v.roles.find((r) => r.id === id)!;
+        if (role.managed === 1 || !v.outranksRole(role)) throw GuildErrors.missingPermissions();
+      }
+      roles = [...wanted];
+    }
+    if (patch.flags !== undefined) {
+      const allowed = has(perms, Permission.ManageGuild) || has(perms, Permission.ManageRoles) || has(perms, Permission.ModerateMembers | Permission.KickMembers | Permission.BanMembers);
+      if (!allowed) throw GuildErrors.missingPermissions();
+      if ((patch.flags & ~EDITABLE_MEMBER_FLAGS) !== 0) throw GuildErrors.invalidForm(['flags'], 'MEMBER_FLAGS_INVALID', 'Only BYPASSES_VERIFICATION may be set');
+      set.flags = (target.member.flags & ~EDITABLE_MEMBER_FLAGS) | patch.flags;
+    }
+    if (patch.communication_disabled_until !== undefined) {
+      if (!has(perms, Permission.ModerateMembers) || !this.outranks(v, target.roles, targetId) || self) throw GuildErrors.missingPermissions();
+      if (patch.communication_disabled_until === null) set.communication_disabled_until = null;
+      else {
+        const until = Date.parse(patch.communication_disabled_until);
+        if (!Number.isFinite(until) || until > Date.now() + MAX_TIMEOUT_MS) throw GuildErrors.invalidForm(['communication_disabled_until'], 'DATE_INVALID', 'A timeout ends within 28 days');
+        set.communication_disabled_until = until;
+      }
+    }
+    if (patch.mute !== undefined && !has(perms, Permission.MuteMembers)) throw GuildErrors.missingPermissions();
+    if (patch.deaf !== undefined && !has(perms, Permission.DeafenMembers)) throw GuildErrors.missingPermissions();
+    await this.store.guilds.transaction(async (tx) => {
+      await this.store.guildMembers.update(tx, guildId, targetId, set);
+      if (roles) await this.store.guildMembers.setRoles(tx, guildId, targetId, roles);
+    });
+    return this.memberUpdated(v, targetId);
+  }
+
+  /** Modify Current Member: `nick` (CHANGE_NICKNAME), and `banner`, `avatar`, `bio` (spec: settable by bots). */
+  async modifyCurrentMember(userId: string, guildId: string, patch: { nick?: string | null; banner?: string | null; avatar?: string | null; bio?: string | null }) {
+    const v = await viewGuild(this.store, guildId, userId);
+    const set: Partial<GuildMembersTable> = {};
+    if (patch.nick !== undefined) {
+      if (!has(v.permissions, Permission.ChangeNickname) && !has(v.permissions, Permission.ManageNicknames)) throw GuildErrors.missingPermissions();
+      set.nick = patch.nick === '' ? null : patch.nick;
+    }
+    if (patch.banner !== undefined) set.banner = patch.banner;
+    if (patch.avatar !== undefined) set.avatar = patch.avatar;
+    if (patch.bio !== undefined) set.bio = patch.bio === '' ? null : patch.bio;
+    await this.store.guildMembers.update(this.store.database.db, guildId, userId, set);
+    return this.memberUpdated(v, userId);
+  }
+
+  private async memberUpdated(v: GuildView, targetId: string) {
+    const m = (await this.store.guildMembers.get(v.guild.id, targetId))!;
+    const wire = memberWire(m);
+    await this.events.publish(v.guild.id, 'GUILD_MEMBER_UPDATE', { guild_id: v.guild.id, ...wire }, { kind: 'guild' }, { subjectUserId: targetId });
+    return wire;
+  }
+
+  async kick(userId: string, guildId: string, targetId: string) {
+    const v = await viewGuild(this.store, guildId, userId);
+    const target = await this.store.guildMembers.get(guildId, targetId);
+    if (!target) throw GuildErrors.unknownMember();
+    v.require(Permission.KickMembers);
+    if (targetId === userId || !this.outranks(v, target.roles, targetId)) throw GuildErrors.missingPermissions();
+    await this.store.guilds.transaction((tx) => this.store.guildMembers.remove(tx, guildId, targetId));
+    await this.removed(guildId, target.user);
+  }
+
+  /** Leaving a guild (DELETE /users/@me/guilds/{id}); the owner cannot leave. */
+  async leave(userId: string, guildId: string) {
+    const v = await viewGuild(this.store, guildId, userId);
+    if (v.isOwner) throw GuildErrors.invalidForm(['guild_id'], 'GUILD_OWNER_CANNOT_LEAVE', 'The owner cannot leave the guild');
+    await this.store.guilds.transaction((tx) => this.store.guildMembers.remove(tx, guildId, userId));
+    await this.removed(guildId, v.member.user);
+  }
+
+  private async removed(guildId: string, user: Parameters<typeof userWire>[0]) {
+    await this.events.publish(guildId, 'GUILD_MEMBER_REMOVE', { guild_id: guildId, user: userWire(user) }, { kind: 'guild' });
+    this.events.toUser(user.id, 'GUILD_DELETE', { id: guildId });
+  }
+
+  async ban(userId: string, guildId: string, targetId: string, reason: string | null) {
+    const v = await viewGuild(this.store, guildId, userId);
+    v.require(Permission.BanMembers);
+    const user = await this.store.users.get(targetId);
+    if (!user) throw GuildErrors.unknownUser();
+    const target = await this.store.guildMembers.get(guildId, targetId);
+    if (targetId === userId || (target && !this.outranks(v, target.roles, targetId)) || targetId === v.guild.owner_id) throw GuildErrors.missingPermissions();
+    await this.store.guilds.transaction(async (tx) => {
+      if (target) await this.store.guildMembers.remove(tx, guildId, targetId);
+      await this.store.guildMembers.addBan(tx, guildId, targetId, reason);
+    });
+    await this.events.publish(guildId, 'GUILD_BAN_ADD', { guild_id: guildId, user: userWire(user) }, { kind: 'permission', bit: Permission.BanMembers });
+    if (target) await this.removed(guildId, user);
+  }
+
+  async unban(userId: string, guildId: string, targetId: string) {
+    const v = await viewGuild(this.store, guildId, userId);
+    v.require(Permission.BanMembers);
+    const ban = await this.store.guildMembers.ban(guildId, targetId);
+    if (!ban) throw GuildErrors.unknownBan();
+    await this.store.guildMembers.removeBan(this.store.database.db, guildId, targetId);
+    const user = await this.store.users.get(targetId);
+    if (user) await this.events.publish(guildId, 'GUILD_BAN_REMOVE', { guild_id: guildId, user: userWire(user) }, { kind: 'permission', bit: Permission.BanMembers });
+  }
+
+  async bans(userId: string, guildId: string, opts: { limit: number; after?: string }) {
+    const v = await viewGuild(this.store, guildId, userId);
+    v.require(Permission.BanMembers);
+    const rows = await this.store.guildMembers.bans(guildId, opts);
+    const users = await this.store.users.getMany(rows.map((r) => r.user_id));
+    return rows.filter((r) => users.has(r.user_id)).map((r) => banWire(r.reason, users.get(r.user_id)!));
+  }
+
+  async getBan(userId: string, guildId: string, targetId: string) {
+    const v = await viewGuild(this.store, guildId, userId);
+    v.require(Permission.BanMembers);
+    const ban = await this.store.guildMembers.ban(guildId, targetId);
+    const user = ban ? await this.store.users.get(targetId) : undefined;
+    if (!ban || !user) throw GuildErrors.unknownBan();
+    return banWire(ban.reason, user);
+  }
+
+  /** Get Guild Prune Count and Begin Guild Prune: both need MANAGE_GUILD besides KICK_MEMBERS (spec). */
+  async pruneCount(userId: string, guildId: string, days: number, includeRoles: string[]) {
+    const { candidates } = await this.pruneCandidates(userId, guildId, days, includeRoles);
+    return { pruned: candidates.length };
+  }
+
+  async beginPrune(userId: string, guildId: string, days: number, includeRoles: string[], computeCount: boolean) {
+    const { v, candidates } = await this.pruneCandidates(userId, guildId, days, includeRoles);
+    const users = await this.store.users.getMany(candidates);
+    await this.store.guilds.transaction(async (tx) => {
+      for (const id of candidates) await this.store.guildMembers.remove(tx, guildId, id);
+    });
+    for (const id of candidates) if (users.has(id)) await this.removed(v.guild.id, users.get(id)!);
+    return { pruned: computeCount ? candidates.length : null };
+  }
+
+  private async pruneCandidates(userId: string, guildId: string, days: number, includeRoles: string[]) {
+    const v = await viewGuild(this.store, guildId, userId);
+    if (!mayDo(v.permissions, 'pruneMembers')) throw GuildErrors.missingPermissions();
+    for (const id of includeRoles) if (!v.roles.some((r) => r.id === id)) throw GuildErrors.unknownRole();
+    // Members the caller could not kick are never pruned: the owner and anyone at or above them.
+    const all = await this.store.guildMembers.pruneCandidates(guildId, days, includeRoles, [v.guild.owner_id, userId]);
+    const candidates: string[] = [];
+    for (const id of all) {
+      const m = await this.store.guildMembers.get(guildId, id);
+      if (m && this.outranks(v, m.roles, id)) candidates.push(id);
+    }
+    return { v, candidates };
+  }
+
+  /**
+   * Adds a user to the guild (invite accepted, bot installed); a banned user is refused with 40007.
+   * Returns false when they were already a member.
+   */
+  async join(guildId: string, joinerId: string, roles: string[] = []): Promise<boolean> {
+    if (await this.store.guildMembers.ban(guildId, joinerId)) throw GuildErrors.bannedFromGuild();
+    if (await this.store.guildMembers.isMember(guildId, joinerId)) {
+      if (roles.length === 0) return false;
+      const current = (await this.store.guildMembers.get(guildId, joinerId))!;
+      const extra = roles.filter((r) => !current.roles.includes(r));
+      if (extra.length === 0) return false;
+      await this.store.guilds.transaction(async (tx) => {
+        for (const r of extra) await this.store.guildMembers.addRole(tx, guildId, joinerId, r);
+      });
+      const m = (await this.store.guildMembers.get(guildId, joinerId))!;
+      await this.events.publish(guildId, 'GUILD_MEMBER_UPDATE', { guild_id: guildId, ...memberWire(m) }, { kind: 'guild' }, { subjectUserId: joinerId });
+      return false;
+    }
+    await this.store.guilds.transaction((tx) => this.store.guildMembers.add(tx, guildId, joinerId, roles));
+    const m = (await this.store.guildMembers.get(guildId, joinerId))!;
+    await this.events.publish(guildId, 'GUILD_MEMBER_ADD', { guild_id: guildId, ...memberWire(m) }, { kind: 'guild' }, { subjectUserId: joinerId });
+    this.events.guildAvailable(joinerId, guildId);
+    return true;
+  }
+}

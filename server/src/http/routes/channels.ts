@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { ServerContext } from '../../ServerContext.ts';
+import { guildServicesFor } from '../../guilds/GuildServices.ts';
+import { GUILD_READ, GUILD_WRITE, PermissionString, Snowflake, guildCaller, schemaErrors } from './guildRouteHelpers.ts';
+
+const GuildParams = Type.Object({ guild_id: Type.String() });
+const ChannelParams = Type.Object({ channel_id: Type.String() });
+
+const Overwrites = Type.Array(
+  Type.Object({ id: Snowflake, type: Type.Union([Type.Literal(0), Type.Literal(1)]), allow: Type.Optional(PermissionString), deny: Type.Optional(PermissionString) }),
+  { maxItems: 100 },
+);
+const channelFields = {
+  topic: Type.Optional(Type.Union([Type.String({ maxLength: 1024 }), Type.Null()])),
+  position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+  parent_id: Type.Optional(Type.Union([Snowflake, Type.Null()])),
+  nsfw: Type.Optional(Type.Boolean()),
+  bitrate: Type.Optional(Type.Integer({ minimum: 8000, maximum: 384_000 })),
+  user_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 99 })),
+  rate_limit_per_user: Type.Optional(Type.Integer({ minimum: 0, maximum: 21_600 })),
+  permission_overwrites: Type.Optional(Overwrites),
+};
+/** Text, voice and category: the guild channel types this slice models. */
+const ChannelTypeSchema = Type.Union([Type.Literal(0), Type.Literal(2), Type.Literal(4)]);
+
+/** Guild channels: list (only what the caller may view), create, reorder; get, modify, delete one. */
+export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const s = guildServicesFor(ctx.store, ctx.bus);
+
+  r.get('/api/v10/guilds/:guild_id/channels', { schema: { params: GuildParams }, schemaErrorFormatter: schemaErrors, config: { rateLimit: GUILD_READ } }, async (req) => {
+    const caller = await guildCaller(req, ctx);
+    return s.guilds.listChannels(caller.userId, req.params.guild_id);
+  });
+
+  r.post('/api/v10/guilds/:guild_id/channels', {
+    schema: { params: GuildParams, body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), type: Type.Optional(ChannelTypeSchema), ...channelFields }) },
+    schemaErrorFormatter: schemaErrors,
+    config: { rateLimit: GUILD_WRITE },
+  }, async (req, reply) => {
+    const caller = await guildCaller(req, ctx);
+    void reply.code(201);
+    return s.guilds.createChannel(caller.userId, req.params.guild_id, req.body);
+  });
+
+  r.patch('/api/v10/guilds/:guild_id/channels', {
+    schema: {
+      params: GuildParams,
+      body: Type.Array(
+        Type.Object({
+          id: Snowflake,
+          position: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 10_000 }), Type.Null()])),
+          parent_id: Type.Optional(Type.Union([Snowflake, Type.Null()])),
+          lock_permissions: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+        }),
+        { minItems: 1, maxItems: 500 },
+      ),
+    },
+    schemaErrorFormatter: schemaErrors,
+    config: { rateLimit: GUILD_WRITE },
+  }, async (req, reply) => {
+    const caller = await guildCaller(req, ctx);
+    await s.guilds.reorderChannels(caller.userId, req.params.guild_id, req.body);
+    void reply.code(204);
+  });
+
+  r.get('/api/v10/channels/:channel_id', { schema: { params: ChannelParams }, schemaErrorFormatter: schemaErrors, config: { rateLimit: GUILD_READ } }, async (req) => {
+    const caller = await guildCaller(req, ctx);
+    return s.guilds.getChannel(caller.userId, req.params.channel_id);
+  });
+
+  r.patch('/api/v10/channels/:channel_id', {
+    schema: { params: ChannelParams, body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), type: Type.Optional(ChannelTypeSchema), ...channelFields }) },
+    schemaErrorFormatter: schemaErrors,
+    config: { rateLimit: GUILD_WRITE },
+  }, async (req) => {
+    const caller = await guildCaller(req, ctx);
+    return s.guilds.modifyChannel(caller.userId, req.params.channel_id, req.body);
+  });
+
+  r.delete('/api/v10/channels/:channel_id', { schema: { params: ChannelParams }, schemaErrorFormatter: schemaErrors, config: { rateLimit: GUILD_WRITE } }, async (req) => {
+    const caller = await guildCaller(req, ctx);
+    return s.guilds.deleteChannel(caller.userId, req.params.channel_id);
+  });
+}

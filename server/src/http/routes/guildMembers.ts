@@ -1,0 +1,115 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { ServerContext } from '../../ServerContext.ts';
+import { guildServicesFor } from '../../guilds/GuildServices.ts';
+import { GUILD_READ, GUILD_WRITE, MEMBER_READ, Snowflake, guildCaller, schemaErrors } from './guildRouteHelpers.ts';
+
+const GuildParams = Type.Object({ guild_id: Type.String() });
+const MemberParams = Type.Object({ guild_id: Type.String(), user_id: Type.String() });
+const MemberRoleParams = Type.Object({ guild_id: Type.String(), user_id: Type.String(), role_id: Type.String() });
+const ImageHash = Type.Union([Type.String({ maxLength: 64 }), Type.Null()]);
+
+/** Members (get, list, search, modify, role add/remove, kick, Modify Current Member) and bans. */
+export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const s = guildServicesFor(ctx.store, ctx.bus);
+  const opts = { schemaErrorFormatter: schemaErrors };
+
+  r.get('/api/v10/guilds/:guild_id/members', {
+    ...opts,
+    schema: { params: GuildParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Snowflake) }) },
+    config: { rateLimit: MEMBER_READ },
+  }, async (req) => {
+    return s.members.listMembers((await guildCaller(req, ctx)).userId, req.params.guild_id, { limit: req.query.limit ?? 1, ...(req.query.after ? { after: req.query.after } : {}) });
+  });
+
+  r.get('/api/v10/guilds/:guild_id/members/search', {
+    ...opts,
+    schema: { params: GuildParams, querystring: Type.Object({ query: Type.String({ minLength: 1, maxLength: 100 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }) },
+    config: { rateLimit: MEMBER_READ },
+  }, async (req) => {
+    return s.members.searchMembers((await guildCaller(req, ctx)).userId, req.params.guild_id, req.query.query, req.query.limit ?? 1);
+  });
+
+  // Modify Current Member: `nick`, and `banner`, `avatar`, `bio` (spec).
+  r.patch('/api/v10/guilds/:guild_id/members/@me', {
+    ...opts,
+    schema: {
+      params: GuildParams,
+      body: Type.Object({
+        nick: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
+        banner: Type.Optional(ImageHash),
+        avatar: Type.Optional(ImageHash),
+        bio: Type.Optional(Type.Union([Type.String({ maxLength: 190 }), Type.Null()])),
+      }),
+    },
+    config: { rateLimit: GUILD_WRITE },
+  }, async (req) => {
+    return s.members.modifyCurrentMember((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body);
+  });
+
+  r.get('/api/v10/guilds/:guild_id/members/:user_id', { ...opts, schema: { params: MemberParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+    return s.members.getMember((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id);
+  });
+
+  r.patch('/api/v10/guilds/:guild_id/members/:user_id', {
+    ...opts,
+    schema: {
+      params: MemberParams,
+      body: Type.Object({
+        nick: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
+        roles: Type.Optional(Type.Array(Snowflake, { maxItems: 250 })),
+        flags: Type.Optional(Type.Integer({ minimum: 0, maximum: 0xffff })),
+        communication_disabled_until: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
+        mute: Type.Optional(Type.Boolean()),
+        deaf: Type.Optional(Type.Boolean()),
+      }),
+    },
+    config: { rateLimit: GUILD_WRITE },
+  }, async (req) => {
+    return s.members.modifyMember((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.body);
+  });
+
+  r.delete('/api/v10/guilds/:guild_id/members/:user_id', { ...opts, schema: { params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+    await s.members.kick((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id);
+    void reply.code(204);
+  });
+
+  r.put('/api/v10/guilds/:guild_id/members/:user_id/roles/:role_id', { ...opts, schema: { params: MemberRoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+    await s.members.addRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.params.role_id);
+    void reply.code(204);
+  });
+
+  r.delete('/api/v10/guilds/:guild_id/members/:user_id/roles/:role_id', { ...opts, schema: { params: MemberRoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+    await s.members.removeRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.params.role_id);
+    void reply.code(204);
+  });
+
+  r.get('/api/v10/guilds/:guild_id/bans', {
+    ...opts,
+    schema: { params: GuildParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Snowflake) }) },
+    config: { rateLimit: GUILD_READ },
+  }, async (req) => {
+    return s.members.bans((await guildCaller(req, ctx)).userId, req.params.guild_id, { limit: req.query.limit ?? 1000, ...(req.query.after ? { after: req.query.after } : {}) });
+  });
+
+  r.get('/api/v10/guilds/:guild_id/bans/:user_id', { ...opts, schema: { params: MemberParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+    return s.members.getBan((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id);
+  });
+
+  r.put('/api/v10/guilds/:guild_id/bans/:user_id', {
+    ...opts,
+    schema: { params: MemberParams, body: Type.Optional(Type.Object({ delete_message_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })), reason: Type.Optional(Type.String({ maxLength: 512 })) })) },
+    config: { rateLimit: GUILD_WRITE },
+  }, async (req, reply) => {
+    const reason = req.body?.reason ?? (typeof req.headers['x-audit-log-reason'] === 'string' ? decodeURIComponent(req.headers['x-audit-log-reason']).slice(0, 512) : null);
+    await s.members.ban((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, reason);
+    void reply.code(204);
+  });
+
+  r.delete('/api/v10/guilds/:guild_id/bans/:user_id', { ...opts, schema: { params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+    await s.members.unban((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id);
+    void reply.code(204);
+  });
+}

@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServerContext } from '../../ServerContext.ts';
+import { channelRoutes } from './channels.ts';
+import { guildInviteRoutes } from './guildInvites.ts';
+import { guildMemberRoutes } from './guildMembers.ts';
+import { guildRoleRoutes } from './guildRoles.ts';
+import { guildRoutes } from './guilds.ts';
+
+/** Every guild route (issue 10), registered by createHttpApp with one line. */
+export function guildRouteFamily(app: FastifyInstance, ctx: ServerContext): void {
+  guildRoutes(app, ctx);
+  channelRoutes(app, ctx);
+  guildRoleRoutes(app, ctx);
+  guildMemberRoutes(app, ctx);
+  guildInviteRoutes(app, ctx);
+}
