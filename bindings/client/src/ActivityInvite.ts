@@ -20,9 +20,10 @@ export class ActivityInvite {
   #content = '';
   #coverImage: string | undefined;
   #url: string | undefined;
+  #steamAppId: number | undefined;
 
   /** @internal */
-  static fromWire(w: ActivityInviteWire, fallbackLaunchUrl?: string): ActivityInvite {
+  static fromWire(w: ActivityInviteWire, fallbackLaunchUrl?: string, steamAppId?: number): ActivityInvite {
     const i = new ActivityInvite();
     i.#senderId = w.sender_id;
     i.#channelId = w.channel_id;
@@ -37,7 +38,20 @@ export class ActivityInvite {
     i.#content = w.content;
     i.#coverImage = w.cover_image ?? undefined;
     i.#url = w.url ?? (fallbackLaunchUrl ? inviteUrl(fallbackLaunchUrl, w.id) : undefined);
+    i.#steamAppId = steamAppId;
     return i;
+  }
+
+  /**
+   * Ours: the Steam app registered with registerLaunchSteamApplication, so a game UI can offer
+   * "Open in Steam" (`steam://run/<id>`) beside url(); a browser cannot launch it by itself.
+   */
+  steamAppId(): number | undefined {
+    return this.#steamAppId;
+  }
+  /** `steam://run/<steamAppId>`, when one is registered. */
+  steamLaunchUrl(): string | undefined {
+    return this.#steamAppId === undefined ? undefined : `steam://run/${this.#steamAppId}`;
   }
 
   senderId(): string {

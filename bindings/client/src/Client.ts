@@ -1,125 +1,111 @@
-import { LobbyEventKind, LobbyState } from '@social-layer/core-wasm';
 import {
-  AuthorizationTokenType,
   ClientStatus,
   DispatchEvent,
-  ErrorType,
-  Limits,
-  snowflakeTimestamp,
+  AUTHORIZE_REQUEST_EVENT,
   type AuthenticationExternalAuthType,
+  type AuthorizationTokenType,
   type ClientError,
-  type CreateOrJoinLobbyBody,
-  type Lobby,
-  type LobbyDeleteData,
-  type LobbyMember,
-  type LobbyMemberEventData,
-  type LobbyMessage,
   type LoggingSeverity,
   type Metadata,
-  type ProvisionalTokenBody,
   type ReadyData,
-  type SendLobbyMessageBody,
-  type TokenResponse,
-  type User,
+  type RelationshipGroupType,
+  type SocialReadyData,
+  type StatusType,
+  type VoiceServerUpdate,
+  type VoiceState,
 } from '@social-layer/protocol';
-import type { VoiceServerUpdate, VoiceState } from '@social-layer/protocol';
-import { ClientResultError } from './ClientResultError.ts';
+import type { Activity } from './Activity.ts';
+import type { ActivityInvite } from './ActivityInvite.ts';
 import type { AuthorizationArgs, AuthorizationCodeVerifier, DeviceAuthorizationArgs } from './auth/AuthorizationArgs.ts';
 import type { AuthorizationResult, AuthorizeOpener, PageOpener } from './auth/authorizeFlow.ts';
+import { AuthorizeDeviceScreen } from './auth/AuthorizeDeviceScreen.ts';
 import { ClientAuth, type ChildTokenResult, type CurrentUserResult, type DeviceScreen } from './auth/ClientAuth.ts';
+import { ProvisionalTokens, type TokenExchangeResult } from './auth/ProvisionalTokens.ts';
 import { DEFAULT_TOKEN_EXPIRY_THRESHOLD_MS, type TokenExpirationCallback } from './auth/TokenExpiry.ts';
-import { AUTHORIZE_REQUEST_EVENT } from '@social-layer/protocol';
+import { ClientCreateOptions, checkBaseUrl } from './ClientCreateOptions.ts';
+import { ClientResultError } from './ClientResultError.ts';
 import { ClientState } from './ClientState.ts';
+import { noDesktopCompanion } from './desktop/DesktopCompanion.ts';
+import { Platform } from './diagnostics/Platform.ts';
+import { threadToString, type ClientThread } from './enums.ts';
 import { EventHub } from './EventHub.ts';
 import type { ClientEventName, ClientEvents, Unsubscribe } from './events.ts';
 import { GatewaySession } from './GatewaySession.ts';
 import { HttpApi } from './HttpApi.ts';
-import { LobbyHandle } from './LobbyHandle.ts';
-import { lobbySnapshot, memberSnapshot } from './lobbySnapshot.ts';
+import { Lobbies } from './lobbies/Lobbies.ts';
+import type { LobbyHandle } from './LobbyHandle.ts';
 import { Logger, type LogCallback } from './Logger.ts';
-import { MessageHandle } from './MessageHandle.ts';
-import type { MessageRecord } from './MessageCache.ts';
+import type { MessageHandle } from './MessageHandle.ts';
 import { defaultApiBase, type ClientOptions } from './options.ts';
-import { errorToString, statusToString } from './strings.ts';
-import { UserHandle } from './UserHandle.ts';
-import type { RelationshipGroupType, SocialReadyData, StatusType } from '@social-layer/protocol';
-import type { Activity } from './Activity.ts';
-import type { ActivityInvite } from './ActivityInvite.ts';
 import type { RelationshipHandle } from './RelationshipHandle.ts';
 import { Social } from './social/Social.ts';
+import { errorToString, statusToString } from './strings.ts';
+import type { UserApplicationProfileHandle } from './UserApplicationProfileHandle.ts';
+import type { UserHandle } from './UserHandle.ts';
+import type { UserMessageSummary } from './UserMessageSummary.ts';
+import { Users } from './users/Users.ts';
+import { checkSnowflake } from './validation.ts';
+import { VERSION, versionHash } from './version.ts';
 import type { AudioDevice } from './voice/audio/AudioEngine.ts';
 import type { Call } from './voice/Call.ts';
 import type { CallInfoHandle } from './voice/CallInfoHandle.ts';
 import type { UserAudioCapturedCallback, UserAudioReceivedCallback } from './voice/MediaPipeline.ts';
 import { VoiceManager } from './voice/VoiceManager.ts';
-import type { UserMessageSummary } from './UserMessageSummary.ts';
-import {
-  checkDisplayName,
-  checkExternalAuth,
-  checkLobbySecret,
-  checkMessageContent,
-  checkMetadata,
-  checkSnowflake,
-} from './validation.ts';
 import { resolveWebSocket } from './webSocket.ts';
 
-/** What getProvisionalToken resolves with (the spec's TokenExchangeCallback values). */
-export interface TokenExchangeResult {
-  accessToken: string;
-  /** Empty: provisional tokens come without a refresh token; ask for a new one instead. */
-  refreshToken: string;
-  tokenType: AuthorizationTokenType;
-  /** Seconds. */
-  expiresIn: number;
-  scopes: string;
-}
-
-type LobbyEventName = 'lobbyCreated' | 'lobbyDeleted' | 'lobbyUpdated';
-type MemberEventName = 'lobbyMemberAdded' | 'lobbyMemberRemoved' | 'lobbyMemberUpdated';
-type PendingLobbyEvent = { event: LobbyEventName; lobbyId: string } | { event: MemberEventName; lobbyId: string; memberId: string };
-
-const LOBBY_EVENT_NAMES: Record<number, LobbyEventName | MemberEventName> = {
-  [LobbyEventKind.LobbyCreated]: 'lobbyCreated',
-  [LobbyEventKind.LobbyDeleted]: 'lobbyDeleted',
-  [LobbyEventKind.LobbyUpdated]: 'lobbyUpdated',
-  [LobbyEventKind.MemberAdded]: 'lobbyMemberAdded',
-  [LobbyEventKind.MemberRemoved]: 'lobbyMemberRemoved',
-  [LobbyEventKind.MemberUpdated]: 'lobbyMemberUpdated',
-};
+export type { TokenExchangeResult } from './auth/ProvisionalTokens.ts';
 
 /**
  * The Social Layer client: the spec's `sdkpp::Client` in camelCase, with Promises for the
  * callbacks and typed events. One instance per signed-in user.
+ *
+ * A facade, as livekit's Room is: each member delegates in one line to the part that owns it,
+ * `lobbies/` (lobbies and their messages), `social/` (relationships, presence, invites, DMs),
+ * `users/`, `auth/`, `voice/` (calls, devices, audio processing, voice diagnostics) and
+ * `diagnostics/` (log files, platform hooks). What stays here is the wiring between them and the
+ * Gateway session: status changes and dispatch routing.
  */
 export class Client {
   private readonly http: HttpApi;
   private readonly auth: ClientAuth;
+  private readonly tokens: ProvisionalTokens;
+  private readonly deviceScreens: AuthorizeDeviceScreen;
   private authorizeRequestCallback: (() => void) | null = null;
   private readonly logger = new Logger();
   private readonly events: EventHub<ClientEvents>;
   private readonly state = new ClientState();
   private readonly session: GatewaySession;
   private readonly callbackSlots = new Map<ClientEventName, Unsubscribe>();
+  private readonly createOptions: ClientCreateOptions;
+  private readonly webBase: string;
   private applicationId: string | undefined;
   private gatewayUrlCache: string | undefined;
-  private lobbyStateLoading: Promise<LobbyState> | undefined;
-  /** Lobby events from READY, held until statusChanged(Ready) has gone out. */
-  private heldLobbyEvents: PendingLobbyEvent[] | undefined;
   /** READY seen since the last Disconnected: lobby state is valid even while Reconnecting. */
   private hadReady = false;
-  /**
-   * Lobbies left through leaveLobby whose LOBBY_DELETE has not arrived yet. REST and Gateway
-   * are separate connections, so an update sent before the leave can arrive after its response;
-   * without this it would bring the lobby back until LOBBY_DELETE removed it again.
-   */
-  private readonly leftLobbies = new Set<string>();
+  /** Lobbies and lobby messages (src/lobbies/). */
+  private readonly lobbies: Lobbies;
   /** Relationships, presence, invites and direct messages (src/social/). */
   private readonly social: Social;
-  /** Calls, voice states, audio devices and volumes (src/voice/). */
+  /** User objects, lookups, friend search, the desktop session's user (src/users/). */
+  private readonly users: Users;
+  /** Calls, voice states, audio devices, volumes, processing and voice diagnostics (src/voice/). */
   private readonly voice: VoiceManager;
+  /** Log file, thread priorities, game window (src/diagnostics/). */
+  private readonly platform: Platform;
+  private readonly unsubscribeDesktop: (() => void) | undefined;
 
-  constructor(private readonly options: ClientOptions = {}) {
-    const apiBase = (options.apiBase ?? defaultApiBase()).replace(/\/+$/, '');
+  /**
+   * `new Client()`, `new Client(options)`, `new Client(apiBase, webBase)` (the native pair of
+   * base URLs) or `new Client(clientCreateOptions)`. Bad URLs throw ValidationError.
+   */
+  constructor(options?: ClientOptions | ClientCreateOptions);
+  constructor(apiBase: string, webBase: string);
+  constructor(first: ClientOptions | ClientCreateOptions | string = {}, second?: string) {
+    const options = normalizeOptions(first, second);
+    this.createOptions = createOptionsOf(options);
+    const apiBase = (options.apiBase || defaultApiBase()).replace(/\/+$/, '');
+    this.webBase = options.webBase ? options.webBase.replace(/\/+$/, '') : apiBase;
+    this.state.cdnBase = apiBase;
     const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.http = new HttpApi(apiBase, fetchImpl, this.logger);
     this.auth = new ClientAuth({ http: this.http, logger: this.logger, apiBase, applicationId: () => this.applicationId });
@@ -128,20 +114,31 @@ export class Client {
     this.events = new EventHub<ClientEvents>(options.queueEvents === true, (event, error) =>
       this.logger.error(`a ${event} listener threw: ${error instanceof Error ? error.message : String(error)}`),
     );
+    const desktop = options.desktopCompanion ?? noDesktopCompanion;
+    this.users = new Users(this.state, this.events, desktop);
+    this.unsubscribeDesktop = desktop.onActivityJoin?.((applicationId, joinSecret) => this.onActivityJoin(applicationId, joinSecret));
+    this.tokens = new ProvisionalTokens({
+      http: this.http,
+      expiry: this.auth.expiry,
+      adoptApplicationId: (id) => (this.applicationId ??= id),
+      rememberUser: (user, announce) => this.users.remember(user, announce),
+    });
+    this.deviceScreens = new AuthorizeDeviceScreen(() => this.auth.deviceScreen, () => this.webBase);
+    this.platform = new Platform(this.logger);
     this.social = new Social({
       http: this.http,
       state: this.state,
       events: this.events,
       logger: this.logger,
       requireSession: (operation) => this.requireSession(operation),
-      rememberUser: (user, announce) => this.rememberUser(user, announce),
+      rememberUser: (user, announce) => this.users.remember(user, announce),
     });
     this.voice = new VoiceManager(
       {
         selfId: () => this.state.selfId,
         sendGateway: (op, d) => this.session.send(op, d),
         participantChanged: (lobbyId, userId, added) => this.events.emit('voiceParticipantChanged', lobbyId, userId, added),
-        logger: this.logger,
+        noAudioInput: (inputDetected) => this.events.emit('noAudioInput', inputDetected),
         queueEvents: options.queueEvents === true,
         apiBase,
         webSocket: options.webSocket,
@@ -149,6 +146,15 @@ export class Client {
       options.voice,
     );
     this.state.voiceStates = this.voice.states;
+    this.lobbies = new Lobbies({
+      http: this.http,
+      state: this.state,
+      events: this.events,
+      logger: this.logger,
+      requireSession: (operation) => this.requireSession(operation),
+      rememberUser: (user, announce) => this.users.remember(user, announce),
+      voice: this.voice,
+    });
     this.session = new GatewaySession(
       {
         token: () => this.http.token,
@@ -178,6 +184,11 @@ export class Client {
     return errorToString(error);
   }
 
+  /** `Client::ThreadToString`: 'Client', 'Voice' or 'Network'. */
+  static threadToString(thread: ClientThread): string {
+    return threadToString(thread);
+  }
+
   /** Scopes for lobbies, messages and voice (includes the presence scopes). */
   static getDefaultCommunicationScopes(): string {
     return 'openid sdk.social_layer';
@@ -186,6 +197,31 @@ export class Client {
   /** Scopes for accounts, friends and rich presence. */
   static getDefaultPresenceScopes(): string {
     return 'openid sdk.social_layer_presence';
+  }
+
+  /** The SDK's major version (this package's package.json). */
+  static getVersionMajor(): number {
+    return VERSION.major;
+  }
+
+  /** The SDK's minor version. */
+  static getVersionMinor(): number {
+    return VERSION.minor;
+  }
+
+  /** The SDK's patch version. */
+  static getVersionPatch(): number {
+    return VERSION.patch;
+  }
+
+  /** The git commit the SDK was built from (src/version.ts says where it comes from); '' when unknown. */
+  static getVersionHash(): string {
+    return versionHash();
+  }
+
+  /** The system default audio device's ID. */
+  static getDefaultAudioDeviceId(): string {
+    return 'default';
   }
 
   // ---- events -----------------------------------------------------------------------------
@@ -201,8 +237,45 @@ export class Client {
     this.voice.runCallbacks();
   }
 
+  /**
+   * Log lines of the client (not voice: addVoiceLogCallback) at `minSeverity` and above. A release
+   * build (NODE_ENV=production) emits Error and Warning only; tokens are masked at every level.
+   */
   addLogCallback(callback: LogCallback, minSeverity: LoggingSeverity): void {
     this.logger.add(callback, minSeverity);
+  }
+
+  /** Log lines of voice: calls, the voice gateway, transports, media, processing. */
+  addVoiceLogCallback(callback: LogCallback, minSeverity: LoggingSeverity): void {
+    this.voice.addVoiceLogCallback(callback, minSeverity);
+  }
+
+  /**
+   * Node: writes the client's log to `<path>/social-layer.log` (overwritten; '' = the working
+   * directory; `None` closes it) and returns whether the file opened. Browsers: ValidationError
+   * (no file system; use addLogCallback).
+   */
+  setLogDir(path: string, minSeverity: LoggingSeverity): boolean {
+    return this.platform.setLogDir(path, minSeverity);
+  }
+
+  /**
+   * Node: the voice log to `<path>/social-layer-voice.log`, and AEC dumps into `<path>`. Call it
+   * right after constructing the Client: after the first call it is ignored with a warning.
+   * Browsers: ValidationError.
+   */
+  setVoiceLogDir(path: string, minSeverity: LoggingSeverity): void {
+    this.voice.setVoiceLogDir(path, minSeverity);
+  }
+
+  /** Checked and kept; no effect: JavaScript has no settable thread priorities (logged at Info). */
+  setThreadPriority(thread: ClientThread, priority: number): void {
+    this.platform.setThreadPriority(thread, priority);
+  }
+
+  /** The process that owns the game window (for the desktop companion's overlay); a positive integer. */
+  setGameWindowPid(pid: number): void {
+    this.platform.setGameWindowPid(pid);
   }
 
   setStatusChangedCallback(callback: ClientEvents['statusChanged'] | null): void {
@@ -235,6 +308,7 @@ export class Client {
 
   /** The native SDK has one slot per event: setting again replaces; null clears. */
   private setCallback<K extends ClientEventName>(event: K, callback: ClientEvents[K] | null): void {
+    if (callback !== null && typeof callback !== 'function') throw ClientResultError.validation(`the ${event} callback must be a function or null`);
     this.callbackSlots.get(event)?.();
     this.callbackSlots.delete(event);
     if (callback) this.callbackSlots.set(event, this.events.on(event, callback));
@@ -248,6 +322,11 @@ export class Client {
 
   setApplicationId(applicationId: string): void {
     this.applicationId = checkSnowflake(applicationId, 'applicationId');
+  }
+
+  /** The options this client was made with, as the native value class (a copy). */
+  getClientCreateOptions(): ClientCreateOptions {
+    return this.createOptions.clone();
   }
 
   /** Timeout for every HTTP request of this client, in ms (default 30000). */
@@ -265,48 +344,16 @@ export class Client {
    * `AuthenticationExternalAuthType.DeviceId` with a random ID the game keeps in local storage
    * is the path for web games without a backend: the same ID gives the same user.
    */
-  async getProvisionalToken(
-    applicationId: string,
-    externalAuthType: AuthenticationExternalAuthType,
-    externalAuthToken: string,
-  ): Promise<TokenExchangeResult> {
-    this.ensureAlive();
-    checkSnowflake(applicationId, 'applicationId');
-    const wireType = checkExternalAuth(externalAuthType, externalAuthToken);
-    const body: ProvisionalTokenBody = {
-      client_id: applicationId,
-      external_auth_type: wireType,
-      external_auth_token: externalAuthToken,
-    };
-    const response = await this.http.request<TokenResponse>({
-      method: 'POST',
-      path: '/partner-sdk/token',
-      body,
-      auth: false,
-    });
-    this.applicationId ??= applicationId;
-    this.auth.expiry.saw(response.access_token, response.expires_in);
-    return {
-      accessToken: response.access_token,
-      refreshToken: response.refresh_token ?? '',
-      tokenType: AuthorizationTokenType.Bearer,
-      expiresIn: response.expires_in,
-      scopes: response.scope,
-    };
+  getProvisionalToken(applicationId: string, externalAuthType: AuthenticationExternalAuthType, externalAuthToken: string): Promise<TokenExchangeResult> {
+    return this.alive(() => this.tokens.getProvisionalToken(applicationId, externalAuthType, externalAuthToken));
   }
 
   /**
    * Sets the token for REST calls and the Gateway. While connected nothing reconnects: the new
    * token is used from the next request and the next Identify/Resume.
    */
-  async updateToken(tokenType: AuthorizationTokenType, token: string): Promise<void> {
-    this.ensureAlive();
-    if (tokenType !== AuthorizationTokenType.Bearer) {
-      throw ClientResultError.validation('only Bearer tokens are supported');
-    }
-    if (typeof token !== 'string' || token.length === 0) throw ClientResultError.validation('token must be a non-empty string');
-    this.http.token = token.replace(/^Bearer\s+/i, '');
-    this.auth.expiry.tokenUpdated(this.http.token);
+  updateToken(tokenType: AuthorizationTokenType, token: string): Promise<void> {
+    return this.alive(async () => this.tokens.updateToken(tokenType, token));
   }
 
   /** True when a token is set, valid or not. */
@@ -315,16 +362,28 @@ export class Client {
   }
 
   /** Sets the provisional account's display name (its `global_name`). */
-  async updateProvisionalAccountDisplayName(name: string): Promise<void> {
+  updateProvisionalAccountDisplayName(name: string): Promise<void> {
+    return this.alive(() => this.tokens.updateProvisionalAccountDisplayName(name));
+  }
+
+  /**
+   * Shows the device screen (setAuthorizeDeviceScreen) for a device flow run by the game's
+   * backend: the user code and the activation link (`<webBase>/activate`). ValidationError for
+   * a bad client ID or user code, or when no screen is set.
+   */
+  openAuthorizeDeviceScreen(clientId: string, userCode: string): void {
     this.ensureAlive();
-    checkDisplayName(name);
-    const user = await this.http.request<User>({
-      method: 'PATCH',
-      path: '/users/@me',
-      body: { global_name: name },
-      auth: true,
-    });
-    this.rememberUser(user, true);
+    this.deviceScreens.open(clientId, userCode);
+  }
+
+  /** Hides the screen of openAuthorizeDeviceScreen (the closed callback fires). */
+  closeAuthorizeDeviceScreen(): void {
+    this.deviceScreens.close();
+  }
+
+  /** Fires once each time that screen closes, by closeAuthorizeDeviceScreen or by the player; null removes it. */
+  setAuthorizeDeviceScreenClosedCallback(callback: (() => void) | null): void {
+    this.deviceScreens.setClosedCallback(callback);
   }
 
   // ---- account linking (OAuth2; bindings/client/src/auth/) --------------------------------
@@ -460,18 +519,7 @@ export class Client {
    */
   async connect(): Promise<void> {
     this.ensureAlive();
-    if (!this.state.lobbies) {
-      this.lobbyStateLoading ??= LobbyState.create();
-      try {
-        this.state.lobbies = await this.lobbyStateLoading;
-      } catch (error) {
-        this.lobbyStateLoading = undefined;
-        throw new ClientResultError({
-          type: ErrorType.ClientNotReady,
-          error: `the lobby state module failed to load: ${error instanceof Error ? error.message : String(error)}`,
-        });
-      }
-    }
+    await this.lobbies.load();
     return this.session.connect();
   }
 
@@ -489,123 +537,107 @@ export class Client {
     this.state.destroyed = true;
     this.events.clear();
     this.callbackSlots.clear();
+    this.unsubscribeDesktop?.();
+    this.platform.close();
     this.logger.clear();
   }
 
-  // ---- users ------------------------------------------------------------------------------
+  // ---- users (src/users/) -----------------------------------------------------------------
 
   /** The signed-in user, once READY has arrived. */
   getCurrentUserV2(): UserHandle | undefined {
-    const id = this.state.selfId;
-    return id && this.state.user(id) ? new UserHandle(this.state, id) : undefined;
+    return this.users.getCurrentUserV2();
   }
 
-  /** Any user the client has seen (lobby co-members, message authors). */
+  /**
+   * @deprecated Use getCurrentUserV2. Kept for ports: always a handle, one whose ID is '0' and
+   * whose fields read empty before READY.
+   */
+  getCurrentUser(): UserHandle {
+    return this.users.getCurrentUser();
+  }
+
+  /** Any user the client has seen (lobby co-members, message authors, friends). */
   getUser(userId: string): UserHandle | undefined {
-    return this.state.user(userId) ? new UserHandle(this.state, userId) : undefined;
+    return this.users.getUser(userId);
   }
 
-  // ---- lobbies ----------------------------------------------------------------------------
+  /**
+   * Friends (either kind) whose username or display name is close to `searchStr` (Levenshtein,
+   * case-insensitive; src/users/friendSearch.ts), best match first. Local, no request. 1-32 characters.
+   */
+  searchFriendsByUsername(searchStr: string): UserHandle[] {
+    return this.users.searchFriendsByUsername(searchStr);
+  }
+
+  /**
+   * The user signed in to the desktop companion on this machine for `applicationId`, or
+   * undefined when there is none (the default: no companion module plugged in).
+   */
+  getDiscordClientConnectedUser(applicationId: string): Promise<UserHandle | undefined> {
+    return this.users.getDiscordClientConnectedUser(applicationId);
+  }
+
+  /** IsDiscordAppInstalled: whether a desktop companion socket exists here (false without the companion module). */
+  isDiscordAppInstalled(): Promise<boolean> {
+    return this.users.isDiscordAppInstalled();
+  }
+
+  /** The game profiles of a user's external identities (also UserHandle.userApplicationProfiles()). */
+  getUserApplicationProfiles(userId: string): UserApplicationProfileHandle[] {
+    return this.users.getUserApplicationProfiles(userId);
+  }
+
+  /** The same as getUserApplicationProfiles: the client is single-threaded, so no lock is taken either way. */
+  getUserApplicationProfilesNoLock(userId: string): UserApplicationProfileHandle[] {
+    return this.users.getUserApplicationProfiles(userId);
+  }
+
+  // ---- lobbies (src/lobbies/) -------------------------------------------------------------
 
   createOrJoinLobby(secret: string): Promise<string> {
-    return this.createOrJoin(secret, undefined, undefined);
+    return this.lobbies.createOrJoin(secret);
   }
 
   /** Later calls with the same secret overwrite the lobby's and the member's metadata. */
   createOrJoinLobbyWithMetadata(secret: string, lobbyMetadata: Metadata, memberMetadata: Metadata): Promise<string> {
-    return this.createOrJoin(secret, lobbyMetadata, memberMetadata);
+    return this.lobbies.createOrJoin(secret, lobbyMetadata, memberMetadata);
   }
 
-  private async createOrJoin(secret: string, lobbyMetadata?: Metadata, memberMetadata?: Metadata): Promise<string> {
-    const body: CreateOrJoinLobbyBody = { secret: checkLobbySecret(secret) };
-    if (lobbyMetadata !== undefined) body.lobby_metadata = checkMetadata(lobbyMetadata, 'lobbyMetadata');
-    if (memberMetadata !== undefined) body.member_metadata = checkMetadata(memberMetadata, 'memberMetadata');
-    this.requireSession('createOrJoinLobby');
-    const lobby = await this.http.request<Lobby>({ method: 'PUT', path: '/lobbies', body, auth: true });
-    // The LOBBY_CREATE dispatch may come before or after this response. Take the response only
-    // for a lobby not known yet: if the dispatch came first, its state is at least as new.
-    this.leftLobbies.delete(lobby.id);
-    const state = this.state.lobbies;
-    if (state && !state.has(lobby.id)) this.applyLobby(lobby);
-    return lobby.id;
-  }
-
-  async leaveLobby(lobbyId: string): Promise<void> {
-    checkSnowflake(lobbyId, 'lobbyId');
-    this.requireSession('leaveLobby');
-    await this.http.request<void>({ method: 'DELETE', path: `/lobbies/${lobbyId}/members/@me`, auth: true });
-    // Deleted locally now rather than when LOBBY_DELETE arrives, which then changes nothing.
-    this.leftLobbies.add(lobbyId);
-    this.removeLobby(lobbyId);
+  leaveLobby(lobbyId: string): Promise<void> {
+    return this.lobbies.leaveLobby(lobbyId);
   }
 
   getLobbyHandle(lobbyId: string): LobbyHandle | undefined {
-    return this.state.lobbyState(lobbyId) ? new LobbyHandle(this.state, lobbyId) : undefined;
+    return this.lobbies.getLobbyHandle(lobbyId);
   }
 
   /** The lobbies the current user is in, as last synchronised. */
   getLobbyIds(): string[] {
-    if (this.state.destroyed || !this.state.lobbies) return [];
-    return this.state.lobbies.lobbyIds();
+    return this.lobbies.getLobbyIds();
   }
 
-  // ---- messages ---------------------------------------------------------------------------
+  // ---- lobby messages (src/lobbies/) ------------------------------------------------------
 
   sendLobbyMessage(lobbyId: string, content: string): Promise<string> {
-    return this.sendToLobby(lobbyId, content, undefined);
+    return this.lobbies.sendLobbyMessage(lobbyId, content);
   }
 
   sendLobbyMessageWithMetadata(lobbyId: string, content: string, metadata: Metadata): Promise<string> {
-    return this.sendToLobby(lobbyId, content, metadata);
-  }
-
-  private async sendToLobby(lobbyId: string, content: string, metadata?: Metadata): Promise<string> {
-    checkSnowflake(lobbyId, 'lobbyId');
-    const body: SendLobbyMessageBody = { content: checkMessageContent(content) };
-    if (metadata !== undefined) body.metadata = checkMetadata(metadata, 'metadata');
-    this.requireSession('sendLobbyMessage');
-    const message = await this.http.request<LobbyMessage>({
-      method: 'POST',
-      path: `/lobbies/${lobbyId}/messages`,
-      body,
-      auth: true,
-    });
-    // Cached now so getMessageHandle works as soon as this resolves; messageCreated still fires
-    // once, when the Gateway delivers the message to every member including the sender.
-    this.rememberUser(message.author, true);
-    this.state.messages.put(this.messageRecord(message));
-    return message.id;
+    return this.lobbies.sendLobbyMessage(lobbyId, content, metadata);
   }
 
   /**
    * Lobby history over HTTP, newest first (the native header's order), at most 200 messages
    * and 72 hours; `limit <= 0` means the maximum.
    */
-  async getLobbyMessagesWithLimit(lobbyId: string, limit: number): Promise<MessageHandle[]> {
-    checkSnowflake(lobbyId, 'lobbyId');
-    const max = Limits.lobbyMessagesMaxPerRead;
-    const count = !Number.isFinite(limit) || limit <= 0 ? max : Math.min(Math.floor(limit), max);
-    this.requireSession('getLobbyMessagesWithLimit');
-    const messages = await this.http.request<LobbyMessage[]>({
-      method: 'GET',
-      path: `/lobbies/${lobbyId}/messages?limit=${count}`,
-      auth: true,
-    });
-    const sorted = [...messages].sort((a, b) => compareSnowflakes(b.id, a.id));
-    return sorted.map((message) => {
-      this.rememberUser(message.author, true);
-      // Reuse the cached record so handles of one message share state; history itself is not
-      // added to the cache, which holds what arrived live.
-      const record = this.state.messages.get(message.id) ?? this.messageRecord(message);
-      return new MessageHandle(this.state, record);
-    });
+  getLobbyMessagesWithLimit(lobbyId: string, limit: number): Promise<MessageHandle[]> {
+    return this.lobbies.getLobbyMessagesWithLimit(lobbyId, limit);
   }
 
   /** A message from the cache of the 25 most recent per channel (live messages only). */
   getMessageHandle(messageId: string): MessageHandle | undefined {
-    if (this.state.destroyed) return undefined;
-    const record = this.state.messages.get(messageId);
-    return record ? new MessageHandle(this.state, record) : undefined;
+    return this.lobbies.getMessageHandle(messageId);
   }
 
   // ---- social: relationships, presence, invites, direct messages (issue 6) -------------------
@@ -727,6 +759,21 @@ export class Client {
   setMessageDeletedCallback(callback: ClientEvents['messageDeleted'] | null): void {
     this.setCallback('messageDeleted', callback);
   }
+  /**
+   * `(joinSecret)` when the player accepted an invite outside the game (the desktop companion's
+   * ACTIVITY_JOIN); join with createOrJoinLobby(joinSecret). null removes it.
+   */
+  setActivityJoinCallback(callback: ClientEvents['activityJoin'] | null): void {
+    this.setCallback('activityJoin', callback);
+  }
+  /** As setActivityJoinCallback, with the application the invite was for (app suites). */
+  setActivityJoinWithApplicationCallback(callback: ClientEvents['activityJoinWithApplication'] | null): void {
+    this.setCallback('activityJoinWithApplication', callback);
+  }
+  /** Stores a Steam app ID for invites to show (ActivityInvite.steamLaunchUrl); a browser cannot launch it. */
+  registerLaunchSteamApplication(applicationId: string, steamAppId: number): boolean {
+    return this.social.invites.registerLaunchSteamApplication(applicationId, steamAppId);
+  }
 
   // ---- voice (issue 4): thin delegations to src/voice/VoiceManager.ts ---------------------
 
@@ -798,9 +845,6 @@ export class Client {
   setDeviceChangeCallback(callback: ((inputDevices: AudioDevice[], outputDevices: AudioDevice[]) => void) | null): void {
     this.voice.setDeviceChangeCallback(callback);
   }
-  static getDefaultAudioDeviceId(): string {
-    return 'default';
-  }
   /** 0-100. */
   setInputVolume(volume: number): void {
     this.voice.setInputVolume(volume);
@@ -828,10 +872,74 @@ export class Client {
     return this.voice.getSelfDeafAll();
   }
 
+  // ---- audio processing and voice diagnostics (src/voice/VoiceManager.ts) -------------------
+
+  /**
+   * Echo cancellation of the microphone (default on). Browsers: applied to the live capture
+   * track's constraints without restarting calls (resolves once applied). Node: no effect (no
+   * microphone and speaker; pushed audio has no echo).
+   */
+  setEchoCancellation(on: boolean): Promise<void> {
+    return this.voice.setEchoCancellation(on);
+  }
+  /** Noise suppression (browsers: default on, the browser's; Node: default off, RNNoise when on). */
+  setNoiseSuppression(on: boolean): Promise<void> {
+    return this.voice.setNoiseSuppression(on);
+  }
+  /**
+   * The native Krisp switch (default off; on turns noise suppression off). Here: RNNoise in Node,
+   * the browser's noise suppression in browsers (there is no Krisp for the web).
+   */
+  setNoiseCancellation(on: boolean): Promise<void> {
+    return this.voice.setNoiseCancellation(on);
+  }
+  /** Automatic gain control (default on). Browsers: live on the capture track. Node: no effect. */
+  setAutomaticGainControl(on: boolean): Promise<void> {
+    return this.voice.setAutomaticGainControl(on);
+  }
+  /** -100 (the default: off) to 100 dBFS: below it for a second, the microphone counts as silent. */
+  setNoAudioInputThreshold(dBFSThreshold: number): void {
+    this.voice.setNoAudioInputThreshold(dBFSThreshold);
+  }
+  /** `(inputDetected)`: false when the microphone has delivered only silence for a second (a muted headset), true when sound is back. */
+  setNoAudioInputCallback(callback: ClientEvents['noAudioInput'] | null): void {
+    this.setCallback('noAudioInput', callback);
+  }
+  /** Platform Opus (WebCodecs) per direction, else WASM libopus; before the first call only (later: ignored, warning). */
+  setOpusHardwareCoding(encode: boolean, decode: boolean): void {
+    this.voice.setOpusHardwareCoding(encode, decode);
+  }
+  /** @deprecated As in the native SDK. No speakerphone route here: returns false. */
+  setSpeakerMode(speakerMode: boolean): boolean {
+    return this.voice.setSpeakerMode(speakerMode);
+  }
+  /** Browsers with `selectAudioOutput`: shows the output picker and returns true; else false. */
+  showAudioRoutePicker(): boolean {
+    return this.voice.showAudioRoutePicker();
+  }
+  /** Kept for ports (no mobile audio session here); before the first call only. */
+  setEngineManagedAudioSession(isEngineManaged: boolean): void {
+    this.voice.setEngineManagedAudioSession(isEngineManaged);
+  }
+  /**
+   * A diagnostic recording of each call (stereo WAV: microphone left, playback right). Node:
+   * files in the voice log directory; browsers: a download when it stops (setAecDump(false) or
+   * the call's end).
+   */
+  setAecDump(on: boolean): void {
+    this.voice.setAecDump(on);
+  }
+
   // ---- internals --------------------------------------------------------------------------
 
   private ensureAlive(): void {
     if (this.state.destroyed) throw ClientResultError.destroyed();
+  }
+
+  /** Runs an async operation of a live client (ClientDestroyed otherwise), as a rejection either way. */
+  private async alive<T>(operation: () => Promise<T>): Promise<T> {
+    this.ensureAlive();
+    return operation();
   }
 
   /** Operations that rely on Gateway-synchronised state need a session that reached Ready. */
@@ -849,24 +957,22 @@ export class Client {
     return url;
   }
 
+  private onActivityJoin(applicationId: string, joinSecret: string): void {
+    if (this.state.destroyed) return;
+    this.events.emit('activityJoinWithApplication', applicationId, joinSecret);
+    if (!this.applicationId || applicationId === this.applicationId) this.events.emit('activityJoin', joinSecret);
+  }
+
   private onStatusChanged(status: ClientStatus, error: ClientError, detail: number): void {
     this.auth.expiry.statusChanged(status);
+    this.lobbies.onStatusChanged(status, 'before');
     if (status === ClientStatus.Disconnected) {
-      // Without a session the lobby state would go stale unnoticed; READY rebuilds it.
       this.hadReady = false;
-      this.heldLobbyEvents = undefined;
-      this.leftLobbies.clear();
-      this.state.lobbies?.reset();
-      this.state.additionalNames.clear();
       this.social.reset();
       this.voice.onDisconnected();
     }
     this.events.emit('statusChanged', status, error, detail);
-    if (status === ClientStatus.Ready && this.heldLobbyEvents) {
-      const held = this.heldLobbyEvents;
-      this.heldLobbyEvents = undefined;
-      for (const pending of held) this.emitLobbyEvent(pending);
-    }
+    this.lobbies.onStatusChanged(status, 'after');
     if (status === ClientStatus.Ready) this.social.flushHeld();
     if (status === ClientStatus.Ready) this.voice.onGatewayReady();
   }
@@ -883,28 +989,6 @@ export class Client {
       }
       case DispatchEvent.Resumed:
         return;
-      case DispatchEvent.LobbyCreate:
-        // Joined (again): whatever was left before is over.
-        this.leftLobbies.delete((data as Lobby).id);
-        this.applyLobby(data as Lobby);
-        return;
-      case DispatchEvent.LobbyUpdate:
-        if (!this.leftLobbies.has((data as Lobby).id)) this.applyLobby(data as Lobby);
-        return;
-      case DispatchEvent.LobbyDelete:
-        this.leftLobbies.delete((data as LobbyDeleteData).id);
-        this.removeLobby((data as LobbyDeleteData).id);
-        return;
-      case DispatchEvent.LobbyMemberAdd:
-      case DispatchEvent.LobbyMemberUpdate:
-        if (!this.leftLobbies.has((data as LobbyMemberEventData).lobby_id)) this.applyMember(data as LobbyMemberEventData);
-        return;
-      case DispatchEvent.LobbyMemberRemove:
-        this.removeMember(data as LobbyMemberEventData);
-        return;
-      case DispatchEvent.LobbyMessageCreate:
-        this.onLobbyMessage(data as LobbyMessage);
-        return;
       case DispatchEvent.VoiceStateUpdate:
         this.voice.onVoiceStateUpdate(data as VoiceState);
         return;
@@ -912,137 +996,49 @@ export class Client {
         this.voice.onVoiceServerUpdate(data as VoiceServerUpdate);
         return;
       default:
+        if (this.lobbies.onDispatch(event, data)) return;
         if (this.social.onDispatch(event, data)) return;
         this.logger.verbose(`dispatch ${event} ignored`);
     }
   }
 
   private onReady(ready: ReadyData): void {
-    const lobbies = this.state.lobbies;
-    if (!lobbies) return;
-    if (this.state.selfId !== undefined && this.state.selfId !== ready.user.id) {
-      // Another account on the same client: nothing of the previous one may leak into this one.
-      lobbies.reset();
-      this.state.messages.clear();
-      this.state.additionalNames.clear();
-    }
+    if (!this.state.lobbies) return;
     const accountChanged = this.state.selfId !== undefined && this.state.selfId !== ready.user.id;
     this.state.selfId = ready.user.id;
-    lobbies.setSelf(ready.user.id);
-    this.rememberUser(ready.user, false);
+    this.lobbies.onReady(ready, accountChanged);
+    this.users.remember(ready.user, false);
     if (ready.application?.id) this.applicationId ??= ready.application.id;
-    // READY is the truth after a fresh Identify: lobbies not in it are gone (endSync deletes).
-    this.leftLobbies.clear();
-    lobbies.beginSync();
-    for (const lobby of ready.lobbies ?? []) {
-      this.rememberLobbyExtras(lobby);
-      lobbies.upsertLobby(lobbySnapshot(lobby, this.state.selfId));
-    }
-    lobbies.endSync();
     this.hadReady = true;
-    // Announced after statusChanged(Ready), so listeners can already use Ready-only calls.
-    this.heldLobbyEvents = [...(this.heldLobbyEvents ?? []), ...this.drainLobbyEvents()];
     this.social.onReady(ready as ReadyData & SocialReadyData, accountChanged);
-  }
-
-  private applyLobby(lobby: Lobby): void {
-    const lobbies = this.state.lobbies;
-    if (!lobbies) return;
-    this.rememberLobbyExtras(lobby);
-    lobbies.upsertLobby(lobbySnapshot(lobby, this.state.selfId));
-    this.flushLobbyEvents();
-  }
-
-  private removeLobby(lobbyId: string): void {
-    const lobbies = this.state.lobbies;
-    if (!lobbies || !lobbies.has(lobbyId)) return;
-    lobbies.removeLobby(lobbyId);
-    this.state.forgetLobby(lobbyId);
-    this.voice.onLobbyGone(lobbyId);
-    this.flushLobbyEvents();
-  }
-
-  private applyMember({ lobby_id: lobbyId, member }: LobbyMemberEventData): void {
-    const lobbies = this.state.lobbies;
-    if (!lobbies || !lobbies.has(lobbyId)) {
-      this.logger.verbose(`member update for unknown lobby ${lobbyId} ignored`);
-      return;
-    }
-    this.rememberMemberExtras(lobbyId, member);
-    lobbies.upsertMember(lobbyId, memberSnapshot(member, this.state.selfId));
-    this.flushLobbyEvents();
-  }
-
-  private removeMember({ lobby_id: lobbyId, member }: LobbyMemberEventData): void {
-    const lobbies = this.state.lobbies;
-    if (!lobbies || !lobbies.has(lobbyId)) return;
-    lobbies.removeMember(lobbyId, member.id);
-    this.state.setAdditionalName(lobbyId, member.id, null);
-    this.flushLobbyEvents();
-  }
-
-  private onLobbyMessage(message: LobbyMessage): void {
-    this.rememberUser(message.author, true);
-    const record = this.state.messages.put(this.messageRecord(message));
-    if (record.announced) return;
-    record.announced = true;
-    this.events.emit('messageCreated', message.id);
-  }
-
-  private rememberLobbyExtras(lobby: Lobby): void {
-    this.voice.onLobby(lobby);
-    for (const member of lobby.members ?? []) this.rememberMemberExtras(lobby.id, member);
-  }
-
-  private rememberMemberExtras(lobbyId: string, member: LobbyMember): void {
-    if (member.user) this.rememberUser(member.user, true);
-    this.state.setAdditionalName(lobbyId, member.id, member.additional_name);
-  }
-
-  private rememberUser(user: User | undefined, announce: boolean): void {
-    if (!user?.id) return;
-    if (this.state.rememberUser(user) && announce) this.events.emit('userUpdated', user.id);
-  }
-
-  private messageRecord(message: LobbyMessage): MessageRecord {
-    const parsed = Date.parse(message.timestamp);
-    return {
-      id: message.id,
-      channelId: message.channel_id ?? message.lobby_id,
-      lobbyId: message.lobby_id ?? '0',
-      authorId: message.author?.id ?? '0',
-      applicationId: message.application_id ?? '0',
-      content: message.content ?? '',
-      metadata: { ...(message.metadata ?? {}) },
-      moderationMetadata: { ...(message.moderation_metadata ?? {}) },
-      sentTimestamp: Number.isFinite(parsed) ? parsed : snowflakeTimestamp(message.id),
-      additionalName: message.lobby_member?.additional_name ?? null,
-      announced: false,
-    };
-  }
-
-  private drainLobbyEvents(): PendingLobbyEvent[] {
-    const out: PendingLobbyEvent[] = [];
-    for (const { kind, lobbyId, memberId } of this.state.lobbies?.drainEvents() ?? []) {
-      const event = LOBBY_EVENT_NAMES[kind];
-      if (!event) continue;
-      if (event === 'lobbyCreated' || event === 'lobbyDeleted' || event === 'lobbyUpdated') out.push({ event, lobbyId });
-      else out.push({ event, lobbyId, memberId });
-    }
-    return out;
-  }
-
-  private flushLobbyEvents(): void {
-    for (const pending of this.drainLobbyEvents()) this.emitLobbyEvent(pending);
-  }
-
-  private emitLobbyEvent(pending: PendingLobbyEvent): void {
-    if ('memberId' in pending) this.events.emit(pending.event, pending.lobbyId, pending.memberId);
-    else this.events.emit(pending.event, pending.lobbyId);
   }
 }
 
-function compareSnowflakes(a: string, b: string): number {
-  if (a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
+function normalizeOptions(first: ClientOptions | ClientCreateOptions | string, second: string | undefined): ClientOptions {
+  if (typeof first === 'string') {
+    return { apiBase: checkBaseUrl(first, 'apiBase') || undefined, webBase: checkBaseUrl(second ?? '', 'webBase') || undefined };
+  }
+  if (first instanceof ClientCreateOptions) {
+    const mask = first.cpuAffinityMask();
+    return {
+      apiBase: first.apiBase() || undefined,
+      webBase: first.webBase() || undefined,
+      experimentalAudioSystem: first.experimentalAudioSystem(),
+      experimentalAndroidPreventCommsForBluetooth: first.experimentalAndroidPreventCommsForBluetooth(),
+      ...(mask === undefined ? {} : { cpuAffinityMask: mask }),
+    };
+  }
+  if (first === null || typeof first !== 'object') throw ClientResultError.validation('Client options must be an object, a ClientCreateOptions, or (apiBase, webBase)');
+  return first;
+}
+
+/** The ClientCreateOptions view of plain options, checking the fields they share. */
+function createOptionsOf(options: ClientOptions): ClientCreateOptions {
+  const out = new ClientCreateOptions();
+  if (options.apiBase) out.setApiBase(options.apiBase);
+  if (options.webBase) out.setWebBase(options.webBase);
+  if (options.experimentalAudioSystem !== undefined) out.setExperimentalAudioSystem(options.experimentalAudioSystem);
+  if (options.experimentalAndroidPreventCommsForBluetooth !== undefined) out.setExperimentalAndroidPreventCommsForBluetooth(options.experimentalAndroidPreventCommsForBluetooth);
+  if (options.cpuAffinityMask !== undefined) out.setCpuAffinityMask(options.cpuAffinityMask);
+  return out;
 }

@@ -1,6 +1,8 @@
 import type { LobbyState } from '@social-layer/core-wasm';
 import type { User } from '@social-layer/protocol';
 import { MessageCache } from './MessageCache.ts';
+import type { RelationshipHandle } from './RelationshipHandle.ts';
+import type { UserApplicationProfileWire } from './UserApplicationProfileHandle.ts';
 import type { VoiceStates } from './voice/VoiceStates.ts';
 import { SocialState } from './social/SocialState.ts';
 
@@ -22,6 +24,16 @@ export class ClientState {
   readonly messages = new MessageCache();
   /** Relationships, presences, own status and the DM conversation cache (issue 6). */
   readonly social = new SocialState();
+  /** Game profiles of users' external identities (`user.application_profiles`), by user ID. */
+  readonly applicationProfiles = new Map<string, UserApplicationProfileWire[]>();
+  /** Where avatar images live (UserHandle.avatarUrl): the platform's API origin. */
+  cdnBase = '';
+  /**
+   * Makes the handles that would otherwise import each other: UserHandle.relationship() asks
+   * here, so UserHandle does not import RelationshipHandle (which imports UserHandle). Set by the
+   * Client's users module.
+   */
+  handles: { relationship(userId: string): RelationshipHandle } | undefined;
 
   /** The lobby state, if there is one and the lobby is in it. */
   lobbyState(lobbyId: string): LobbyState | undefined {
@@ -42,6 +54,8 @@ export class ClientState {
   rememberUser(user: User): boolean {
     const previous = this.users.get(user.id);
     this.users.set(user.id, { ...previous, ...user });
+    const profiles = (user as User & { application_profiles?: UserApplicationProfileWire[] }).application_profiles;
+    if (Array.isArray(profiles)) this.applicationProfiles.set(user.id, profiles);
     return (
       previous !== undefined &&
       (previous.username !== user.username ||

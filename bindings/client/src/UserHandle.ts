@@ -1,8 +1,18 @@
 import { RelationshipType, STATUS_FROM_WIRE, StatusType } from '@social-layer/protocol';
 import type { Activity } from './Activity.ts';
 import type { ClientState } from './ClientState.ts';
-import { RelationshipHandle } from './RelationshipHandle.ts';
+import { ClientResultError } from './ClientResultError.ts';
+import { AvatarType, avatarTypeToString, isEnumValue } from './enums.ts';
+import type { RelationshipHandle } from './RelationshipHandle.ts';
 import { activityFromWire } from './social/activityWire.ts';
+import { UserApplicationProfileHandle } from './UserApplicationProfileHandle.ts';
+
+const AVATAR_EXTENSIONS: Record<AvatarType, string> = {
+  [AvatarType.Gif]: 'gif',
+  [AvatarType.Webp]: 'webp',
+  [AvatarType.Png]: 'png',
+  [AvatarType.Jpeg]: 'jpg',
+};
 
 /**
  * A live view of a user: every read goes to the client's current user object, so a rename shows
@@ -71,8 +81,51 @@ export class UserHandle {
     return mine ? activityFromWire(mine) : undefined;
   }
 
-  /** The relationship between the current user and this user (type None when there is none). */
+  /**
+   * The relationship between the current user and this user (type None when there is none).
+   * Made through the client state, so this file and RelationshipHandle do not import each other.
+   */
   relationship(): RelationshipHandle {
-    return new RelationshipHandle(this.state, this.id);
+    const handles = this.state.handles;
+    if (!handles) throw new Error('UserHandle used without a Client');
+    return handles.relationship(this.id);
+  }
+
+  /**
+   * The avatar's image URL in the public CDN shape: `<base>/avatars/<id>/<hash>.<ext>`, the
+   * `animatedType` format for an animated avatar (hash `a_...`) and `staticType` otherwise;
+   * without an avatar, the default one, `<base>/embed/avatars/<n>.png` with n = (id >> 22) % 6.
+   * `size` (a power of two, 16-4096) adds `?size=`. The base is the platform's API origin.
+   */
+  avatarUrl(animatedType: AvatarType, staticType: AvatarType, size?: number): string {
+    if (!isEnumValue(AvatarType, animatedType) || !isEnumValue(AvatarType, staticType)) {
+      throw ClientResultError.validation('avatarUrl: animatedType and staticType must be AvatarType values (Gif=0, Webp=1, Png=2, Jpeg=3)');
+    }
+    if (size !== undefined && (!Number.isInteger(size) || size < 16 || size > 4096 || (size & (size - 1)) !== 0)) {
+      throw ClientResultError.validation('avatarUrl: size must be a power of two from 16 to 4096');
+    }
+    const query = size === undefined ? '' : `?size=${size}`;
+    const base = this.state.cdnBase;
+    const hash = this.avatar;
+    if (!hash || this.state.destroyed) {
+      const index = /^\d+$/.test(this.id) ? Number((BigInt(this.id) >> 22n) % 6n) : 0;
+      return `${base}/embed/avatars/${index}.png${query}`;
+    }
+    const type = hash.startsWith('a_') ? animatedType : staticType;
+    return `${base}/avatars/${this.id}/${hash}.${AVATAR_EXTENSIONS[type]}${query}`;
+  }
+
+  /** `UserHandle::AvatarTypeToString`. */
+  static avatarTypeToString(type: AvatarType): string {
+    return avatarTypeToString(type);
+  }
+
+  /** The game profiles of this user's external identities, at most one per application. */
+  userApplicationProfiles(): UserApplicationProfileHandle[] {
+    if (this.state.destroyed) return [];
+    const profiles = this.state.applicationProfiles.get(this.id) ?? [];
+    const state = this.state;
+    const id = this.id;
+    return profiles.map((_, index) => new UserApplicationProfileHandle(() => (state.destroyed ? undefined : state.applicationProfiles.get(id)), index));
   }
 }

@@ -33,6 +33,13 @@ export interface ClientEvents {
   messageDeleted: (messageId: string, channelId: string) => void;
   /** Someone joined (`added`) or left a lobby's call; fires for calls we are not in too. */
   voiceParticipantChanged: (lobbyId: string, memberId: string, added: boolean) => void;
+  // ---- issue 19 ----
+  /** The player accepted an invite outside the game (desktop companion): join with this secret. */
+  activityJoin: (joinSecret: string) => void;
+  /** As activityJoin, with the application the invite was for. */
+  activityJoinWithApplication: (applicationId: string, joinSecret: string) => void;
+  /** setNoAudioInputCallback: false when the microphone delivers only silence, true when sound is back. */
+  noAudioInput: (inputDetected: boolean) => void;
 }
 
 export type ClientEventName = keyof ClientEvents;

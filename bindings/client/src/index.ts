@@ -10,6 +10,11 @@ export type { LogCallback } from './Logger.ts';
 export { MessageHandle } from './MessageHandle.ts';
 export { DEFAULT_API_BASE, type ClientOptions } from './options.ts';
 export { UserHandle } from './UserHandle.ts';
+export { UserApplicationProfileHandle, type UserApplicationProfileWire } from './UserApplicationProfileHandle.ts';
+export { ClientCreateOptions } from './ClientCreateOptions.ts';
+export { AudioSystem, AvatarType, ClientThread, ExternalIdentityProviderType } from './enums.ts';
+export { noDesktopCompanion, type DesktopCompanion } from './desktop/DesktopCompanion.ts';
+export { isReleaseBuild } from './Logger.ts';
 export { DEFAULT_HTTP_TIMEOUT_MS, type FetchLike } from './HttpApi.ts';
 export type { WebSocketConstructor, WebSocketLike } from './webSocket.ts';
 export { Activity, ActivityAssets, ActivityButton, ActivityParty, ActivitySecrets, ActivityTimestamps } from './Activity.ts';
@@ -43,7 +48,7 @@ export type { UserAudioCapturedCallback, UserAudioReceivedCallback } from './voi
 export { Call, type CallEvents } from './voice/Call.ts';
 export { CallInfoHandle } from './voice/CallInfoHandle.ts';
 export { VoiceStateHandle } from './voice/VoiceStateHandle.ts';
-export type { AudioDevice } from './voice/audio/AudioEngine.ts';
+export type { AudioDevice, AudioProcessingSettings } from './voice/audio/AudioEngine.ts';
 export type { VoiceOptions } from './voice/VoiceManager.ts';
 export type { OpusCodecFactory, OpusDecoder, OpusEncoder } from './voice/codec/OpusCodec.ts';
 // Account linking (OAuth2): value classes, the authorize opener type and token results.

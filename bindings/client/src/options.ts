@@ -1,3 +1,5 @@
+import type { DesktopCompanion } from './desktop/DesktopCompanion.ts';
+import type { AudioSystem } from './enums.ts';
 import type { FetchLike } from './HttpApi.ts';
 import type { VoiceOptions } from './voice/VoiceManager.ts';
 import type { WebSocketConstructor } from './webSocket.ts';
@@ -23,6 +25,19 @@ export interface ClientOptions {
   handshakeTimeoutMs?: number;
   /** Voice: transports, codec, WebSocket class and timeouts (see src/voice/README.md). */
   voice?: VoiceOptions;
+  /** Where the platform's web pages live (device activation link, account page). Default: apiBase. */
+  webBase?: string;
+  /** ClientCreateOptions' experimental audio system: accepted, no effect in browsers and Node. */
+  experimentalAudioSystem?: AudioSystem;
+  /** ClientCreateOptions' Android Bluetooth switch: accepted, no effect in browsers and Node. */
+  experimentalAndroidPreventCommsForBluetooth?: boolean;
+  /** ClientCreateOptions' CPU affinity hint: accepted, no effect (JavaScript cannot pin threads). */
+  cpuAffinityMask?: bigint;
+  /**
+   * The local desktop companion (issue 16's IPC module plugs in here): getDiscordClientConnectedUser
+   * and the activity-join events come from it. Default: none, which finds nothing.
+   */
+  desktopCompanion?: DesktopCompanion;
 }
 
 export const DEFAULT_API_BASE = 'http://127.0.0.1:3333';

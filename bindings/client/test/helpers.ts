@@ -198,6 +198,7 @@ export async function connectGuest(
   });
   const logs: string[] = [];
   client.addLogCallback((message) => logs.push(message), LoggingSeverity.Verbose);
+  client.addVoiceLogCallback((message) => logs.push(message), LoggingSeverity.Verbose);
   const events = recordEvents(client);
   const token = await client.getProvisionalToken(env.appId, AuthenticationExternalAuthType.DeviceId, deviceId);
   await client.updateToken(AuthorizationTokenType.Bearer, token.accessToken);

@@ -11,12 +11,15 @@ export { LobbyChatPanel } from './LobbyChatPanel.ts';
 export { LobbyMemberList } from './LobbyMemberList.ts';
 export { FriendsPanel } from './FriendsPanel.ts';
 export { InviteToasts } from './InviteToasts.ts';
+export { DeviceAuthorizationPanel, type DeviceAuthorizationPanelOptions } from './DeviceAuthorizationPanel.ts';
 export { PushToTalkKey, MODE_PTT, type PushToTalkCall, type PushToTalkKeyOptions } from './PushToTalkKey.ts';
 export {
   GameSession,
   loadConfig,
   type GameConfig,
   type GameSessionOptions,
+  type MemberTracker,
+  type MemberView,
   type MemberState,
   type PanelHost,
   type SessionMember,

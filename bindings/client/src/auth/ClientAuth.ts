@@ -47,7 +47,11 @@ export interface CurrentUserResult {
 
 /** What getTokenFromDevice shows the player: the code to type at the verification page. */
 export interface DeviceScreen {
-  open(info: { clientId: string; userCode: string; verificationUri: string; verificationUriComplete: string; expiresIn: number }): void;
+  /**
+   * Shows the code. `expiresIn` is in seconds, 0 when unknown (openAuthorizeDeviceScreen).
+   * `dismissed`, when given, is for the screen to call if the player closes it themselves.
+   */
+  open(info: { clientId: string; userCode: string; verificationUri: string; verificationUriComplete: string; expiresIn: number; dismissed?: () => void }): void;
   close(): void;
 }
 

@@ -20,6 +20,8 @@ export class Invites {
   private readonly announced = new Set<string>();
   /** The web game's URL (registerLaunchCommand): invites without a server deep link get one from it. */
   private launchUrl: string | undefined;
+  /** registerLaunchSteamApplication's app, shown on invites (ActivityInvite.steamLaunchUrl). */
+  private steamAppId: number | undefined;
 
   constructor(private readonly ctx: SocialContext) {}
 
@@ -73,6 +75,19 @@ export class Invites {
     return true;
   }
 
+  /**
+   * RegisterLaunchSteamApplication: stored and shown on received invites (steamAppId(),
+   * steamLaunchUrl()); a browser cannot start a Steam game itself. Bad arguments: ValidationError.
+   */
+  registerLaunchSteamApplication(applicationId: string, steamAppId: number): boolean {
+    checkSnowflake(applicationId, 'applicationId');
+    if (!Number.isInteger(steamAppId) || steamAppId <= 0 || steamAppId > 0xffff_ffff) {
+      throw ClientResultError.validation('steamAppId must be a Steam app ID (an integer from 1 to 4294967295)');
+    }
+    this.steamAppId = steamAppId;
+    return true;
+  }
+
   onDispatch(event: string, data: unknown): boolean {
     if (event === SocialDispatchEvent.ActivityInviteCreate) {
       this.created(data as ActivityInviteWire);
@@ -98,7 +113,7 @@ export class Invites {
   }
 
   private invite(w: ActivityInviteWire): ActivityInvite {
-    return ActivityInvite.fromWire(w, this.launchUrl);
+    return ActivityInvite.fromWire(w, this.launchUrl, this.steamAppId);
   }
 }
 

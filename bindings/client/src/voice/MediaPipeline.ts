@@ -53,6 +53,19 @@ export interface PipelineTaps {
   received?(userId: string, frame: Uint8Array): void;
 }
 
+/**
+ * Voice processing and diagnostics around the media path (the VoiceManager sets one per call):
+ * noise suppression, no-input detection and the AEC dump.
+ */
+export interface CaptureProcessor {
+  /** Each captured 20 ms frame, after onCaptured and before the gate; may change it in place. */
+  captured(frame: Int16Array): void;
+  /** Whether played() wants the mix (mixing costs a little; Node skips it otherwise). */
+  readonly wantsPlayed: boolean;
+  /** Once per tick, after the receive side: what was played (the mix), undefined for silence. */
+  played(mixed: Int16Array | undefined): void;
+}
+
 export interface PipelineStats {
   framesSent: number;
   packetsReceived: number;
@@ -96,6 +109,8 @@ export class MediaPipeline {
   onMixed: ((mixed: Int16Array) => void) | undefined;
   /** A frame failed somewhere on the clock (logged by the call; the clock keeps going). */
   onError: ((error: unknown) => void) | undefined;
+  /** Noise suppression, no-input detection, AEC dump (set by the VoiceManager). */
+  processor: CaptureProcessor | undefined;
 
   private readonly clock: FrameClock;
   private readonly capture: CaptureQueue;
@@ -281,6 +296,7 @@ export class MediaPipeline {
     if (frame) {
       if (this.inputGain !== 1) scale(frame, this.inputGain);
       this.onCaptured?.(frame, FRAME_SAMPLES, SAMPLE_RATE, 1);
+      this.processor?.captured(frame);
     }
     const open = this.connected && this.gate.decide(frame, nowMs());
     const timestamp = this.timestamp;
@@ -397,10 +413,14 @@ export class MediaPipeline {
       stream.ready = false;
       if (stream.slot >= 0) mix[count++] = stream.slot;
     }
-    if (count > 0 && this.onMixed) {
+    const wantsPlayed = this.processor?.wantsPlayed === true;
+    let mixed: Int16Array | undefined;
+    if (count > 0 && (this.onMixed || wantsPlayed)) {
       mix.length = count;
-      this.onMixed(this.mixer.mix(mix) as Int16Array);
+      mixed = this.mixer.mix(mix) as Int16Array;
+      this.onMixed?.(mixed);
     }
+    if (wantsPlayed) this.processor!.played(mixed);
   }
 
   private pull(stream: ReceiveStream): void {

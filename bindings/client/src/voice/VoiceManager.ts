@@ -6,13 +6,20 @@ import {
   type VoiceState,
   type VoiceStateUpdateCommand,
 } from '@social-layer/protocol';
-import type { Logger } from '../Logger.ts';
+import { LoggingSeverity } from '@social-layer/protocol';
+import { ClientResultError } from '../ClientResultError.ts';
+import { checkLogDirArgs, LogFile } from '../diagnostics/LogFile.ts';
+import { Logger, type LogCallback } from '../Logger.ts';
 import type { WebSocketConstructor } from '../webSocket.ts';
-import { AudioEngine, type AudioDevice } from './audio/AudioEngine.ts';
+import { AudioEngine, DEFAULT_AUDIO_PROCESSING, type AudioDevice, type AudioProcessingSettings } from './audio/AudioEngine.ts';
 import { Call, type CallHost } from './Call.ts';
 import { CallInfoHandle } from './CallInfoHandle.ts';
 import type { OpusCodecFactory } from './codec/OpusCodec.ts';
-import { defaultOpusCodec } from './codec/selectCodec.ts';
+import { defaultOpusCodec, mixedOpusCodec } from './codec/selectCodec.ts';
+import { AecDump } from './processing/AecDump.ts';
+import { CallProcessor } from './processing/CallProcessor.ts';
+import { NO_INPUT_THRESHOLD_MAX, NO_INPUT_THRESHOLD_MIN, NoInputDetector } from './processing/NoInputDetector.ts';
+import { rnnoiseAvailable } from './processing/RnnoiseSuppressor.ts';
 import type { MediaPipeline, UserAudioCapturedCallback, UserAudioReceivedCallback } from './MediaPipeline.ts';
 import type { MediaTransport, MediaTransportEvents, VoiceReady } from './transports/MediaTransport.ts';
 import { nodeDgram, UdpMediaTransport } from './transports/UdpMediaTransport.ts';
@@ -46,7 +53,8 @@ export interface VoiceManagerHost {
   /** Sends a main Gateway op; false when not connected. */
   sendGateway(op: number, d: unknown): boolean;
   participantChanged(lobbyId: string, userId: string, added: boolean): void;
-  readonly logger: Logger;
+  /** setNoAudioInputCallback's event. */
+  noAudioInput(inputDetected: boolean): void;
   readonly queueEvents: boolean;
   readonly apiBase: string;
   readonly webSocket: WebSocketConstructor | undefined;
@@ -67,6 +75,25 @@ export class VoiceManager {
   private selfMuteAll = false;
   private selfDeafAll = false;
   private codecPromise: Promise<OpusCodecFactory> | undefined;
+  /** Voice and transport logs (addVoiceLogCallback, setVoiceLogDir); the Client's own log leaves them out. */
+  readonly logger = new Logger();
+  private readonly voiceLogFile = new LogFile();
+  private voiceLogDir = '';
+  /**
+   * Capture processing. Node has no microphone: what a program pushes is taken as it is, so
+   * noise suppression starts off there (RNNoise when turned on), and echo cancellation and gain
+   * control have nothing to act on (no speaker feeds back into pushed audio).
+   */
+  private processing: AudioProcessingSettings = rnnoiseAvailable()
+    ? { ...DEFAULT_AUDIO_PROCESSING, noiseSuppression: false }
+    : { ...DEFAULT_AUDIO_PROCESSING };
+  private readonly detector = new NoInputDetector((detected) => this.host.noAudioInput(detected));
+  private readonly processors = new Map<Call, CallProcessor>();
+  private aecDump = false;
+  private opusHardware = { encode: true, decode: true };
+  private engineManagedAudioSession = false;
+  /** Whether any call was started yet: a few settings only count before the first. */
+  private started = false;
 
   constructor(
     private readonly host: VoiceManagerHost,
@@ -80,6 +107,7 @@ export class VoiceManager {
     callbacks: { onReceived?: UserAudioReceivedCallback; onCaptured?: UserAudioCapturedCallback } = {},
   ): Call | undefined {
     if (this.calls.has(lobbyId)) return undefined;
+    this.started = true;
     const call = new Call(this.callHost(), lobbyId, callbacks);
     this.calls.set(lobbyId, call);
     call.start();
@@ -218,9 +246,178 @@ export class VoiceManager {
     return this.selfDeafAll;
   }
 
+  // ---- audio processing (social-sdk-api.md 7.3) ----------------------------------------------
+
+  async setEchoCancellation(on: boolean): Promise<void> {
+    return this.setProcessing({ echoCancellation: checkBool(on, 'setEchoCancellation') });
+  }
+
+  async setNoiseSuppression(on: boolean): Promise<void> {
+    return this.setProcessing({ noiseSuppression: checkBool(on, 'setNoiseSuppression') });
+  }
+
+  /** The Krisp switch: on turns noise suppression off and runs the noise canceller in its place. */
+  async setNoiseCancellation(on: boolean): Promise<void> {
+    const value = checkBool(on, 'setNoiseCancellation');
+    return this.setProcessing(value ? { noiseCancellation: true, noiseSuppression: false } : { noiseCancellation: false });
+  }
+
+  async setAutomaticGainControl(on: boolean): Promise<void> {
+    return this.setProcessing({ autoGainControl: checkBool(on, 'setAutomaticGainControl') });
+  }
+
+  getAudioProcessing(): AudioProcessingSettings {
+    return { ...this.processing };
+  }
+
+  /** The live capture track's settings in browsers (undefined in Node or without a microphone). */
+  getInputTrackSettings(): MediaTrackSettings | undefined {
+    return this.audio.inputTrackSettings();
+  }
+
+  private async setProcessing(change: Partial<AudioProcessingSettings>): Promise<void> {
+    this.processing = { ...this.processing, ...change };
+    for (const processor of this.processors.values()) processor.setNoiseSuppression(this.nodeDenoise());
+    await Promise.all([this.audio.setProcessing(this.processing), ...[...this.processors.values()].map((p) => p.ready)]);
+  }
+
+  /** RNNoise runs in Node when either suppression switch is on. */
+  private nodeDenoise(): boolean {
+    return rnnoiseAvailable() && (this.processing.noiseSuppression || this.processing.noiseCancellation);
+  }
+
+  setNoAudioInputThreshold(dBFSThreshold: number): void {
+    if (typeof dBFSThreshold !== 'number' || !Number.isFinite(dBFSThreshold) || dBFSThreshold < NO_INPUT_THRESHOLD_MIN || dBFSThreshold > NO_INPUT_THRESHOLD_MAX) {
+      throw ClientResultError.validation(`setNoAudioInputThreshold: dBFSThreshold must be a number from ${NO_INPUT_THRESHOLD_MIN} (off) to ${NO_INPUT_THRESHOLD_MAX}`);
+    }
+    this.detector.thresholdDbfs = dBFSThreshold;
+    this.detector.reset();
+  }
+
+  getNoAudioInputThreshold(): number {
+    return this.detector.thresholdDbfs;
+  }
+
+  /**
+   * The preference for the platform's Opus (WebCodecs, which browsers may run in hardware or the
+   * OS) over the WASM libopus build (opusscript), per direction. Like the native SDK it only
+   * counts before the first call; later it is ignored with a warning.
+   */
+  setOpusHardwareCoding(encode: boolean, decode: boolean): void {
+    checkBool(encode, 'setOpusHardwareCoding encode');
+    checkBool(decode, 'setOpusHardwareCoding decode');
+    if (this.started) {
+      this.logger.warn('setOpusHardwareCoding ignored: it must be called before the first call');
+      return;
+    }
+    this.opusHardware = { encode, decode };
+    this.codecPromise = undefined;
+  }
+
+  getOpusHardwareCoding(): { encode: boolean; decode: boolean } {
+    return { ...this.opusHardware };
+  }
+
+  /** Deprecated in the native SDK; browsers and Node have no speakerphone route to switch to. */
+  setSpeakerMode(speakerMode: boolean): boolean {
+    checkBool(speakerMode, 'setSpeakerMode');
+    this.logger.info('setSpeakerMode: no speakerphone route on this platform; nothing changed');
+    return false;
+  }
+
+  showAudioRoutePicker(): boolean {
+    return this.audio.showAudioRoutePicker();
+  }
+
+  /**
+   * Kept for ported code: mobile audio sessions do not exist in browsers or Node, so there is
+   * nothing for the game or the SDK to own. Only counts before the first call (warning after).
+   */
+  setEngineManagedAudioSession(isEngineManaged: boolean): void {
+    checkBool(isEngineManaged, 'setEngineManagedAudioSession');
+    if (this.started) {
+      this.logger.warn('setEngineManagedAudioSession ignored: it must be called before joining any call');
+      return;
+    }
+    this.engineManagedAudioSession = isEngineManaged;
+  }
+
+  getEngineManagedAudioSession(): boolean {
+    return this.engineManagedAudioSession;
+  }
+
+  // ---- diagnostics ---------------------------------------------------------------------------
+
+  addVoiceLogCallback(callback: LogCallback, minSeverity: LoggingSeverity): void {
+    if (typeof callback !== 'function') throw ClientResultError.validation('addVoiceLogCallback: callback must be a function');
+    if (!Object.values(LoggingSeverity).includes(minSeverity)) throw ClientResultError.validation('addVoiceLogCallback: minSeverity must be a LoggingSeverity');
+    this.logger.add(callback, minSeverity);
+  }
+
+  /**
+   * Node: the voice log goes to `<path>/social-layer-voice.log` and AEC dumps to `<path>`. Only
+   * before the first call, as the native SDK (later: ignored with a warning). Browsers refuse it.
+   */
+  setVoiceLogDir(path: string, minSeverity: LoggingSeverity): void {
+    checkLogDirArgs('setVoiceLogDir', path, minSeverity);
+    if (this.started) {
+      this.logger.warn('setVoiceLogDir ignored: it must be called right after constructing the Client, before any call');
+      return;
+    }
+    this.voiceLogDir = path;
+    if (!this.voiceLogFile.open(this.logger, path, 'social-layer-voice.log', minSeverity)) {
+      this.logger.error('setVoiceLogDir: the voice log file could not be opened');
+    }
+  }
+
+  /**
+   * Records each call's captured and played audio (AecDump: a stereo WAV, microphone left,
+   * playback right) from now until setAecDump(false) or the call's end. Node writes the files to
+   * the voice log directory (default: the working directory); browsers offer them as downloads.
+   */
+  setAecDump(on: boolean): void {
+    this.aecDump = checkBool(on, 'setAecDump');
+    for (const [call, processor] of this.processors) this.applyDump(call, processor);
+  }
+
+  getAecDump(): boolean {
+    return this.aecDump;
+  }
+
+  private applyDump(call: Call, processor: CallProcessor): void {
+    if (this.aecDump && !processor.dump) {
+      try {
+        processor.dump = new AecDump(this.voiceLogDir, call.lobbyId, (result) =>
+          this.logger.info(`AEC dump of call ${call.lobbyId} finished: ${result.path ?? result.fileName}`),
+        );
+      } catch (error) {
+        this.logger.error(`AEC dump could not start: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    } else if (!this.aecDump && processor.dump) {
+      processor.dump.finish();
+      processor.dump = undefined;
+    }
+  }
+
+  private attachProcessing(call: Call, pipeline: MediaPipeline): void {
+    const processor = new CallProcessor(this.detector);
+    processor.setNoiseSuppression(this.nodeDenoise());
+    this.processors.set(call, processor);
+    this.applyDump(call, processor);
+    pipeline.processor = processor;
+  }
+
+  private detachProcessing(call: Call): void {
+    this.processors.get(call)?.destroy();
+    this.processors.delete(call);
+    if (this.processors.size === 0) this.detector.reset();
+  }
+
   destroy(): void {
     void this.endCalls();
+    for (const call of [...this.processors.keys()]) this.detachProcessing(call);
     this.audio.close();
+    this.voiceLogFile.close();
   }
 
   // ---- internals -----------------------------------------------------------------------------
@@ -233,7 +430,7 @@ export class VoiceManager {
         return host.selfId() ?? '0';
       },
       states: this.states,
-      logger: host.logger,
+      logger: this.logger,
       queueEvents: host.queueEvents,
       secure: host.apiBase.startsWith('https:'),
       sendVoiceStateUpdate: (lobbyId, channelId, selfMute, selfDeaf) => {
@@ -254,8 +451,14 @@ export class VoiceManager {
         if (manager.calls.get(call.lobbyId) === call) manager.calls.delete(call.lobbyId);
         if (host.queueEvents) manager.endedCalls.push(call);
       },
-      attachAudio: (call: Call, pipeline: MediaPipeline) => this.audio.attach(call, pipeline),
-      detachAudio: (call: Call) => this.audio.detach(call),
+      attachAudio: (call: Call, pipeline: MediaPipeline) => {
+        this.attachProcessing(call, pipeline);
+        this.audio.attach(call, pipeline);
+      },
+      detachAudio: (call: Call) => {
+        this.detachProcessing(call);
+        this.audio.detach(call);
+      },
       timeouts: {
         joinMs: this.options.joinTimeoutMs ?? 10_000,
         reconnectMs: this.options.reconnectTimeoutMs ?? 30_000,
@@ -272,7 +475,8 @@ export class VoiceManager {
 
   private codec(): Promise<OpusCodecFactory> {
     if (this.options.codec) return Promise.resolve(this.options.codec);
-    this.codecPromise ??= defaultOpusCodec();
+    const { encode, decode } = this.opusHardware;
+    this.codecPromise ??= encode && decode ? defaultOpusCodec() : mixedOpusCodec(encode, decode);
     return this.codecPromise;
   }
 
@@ -292,6 +496,11 @@ export class VoiceManager {
     }
     return out;
   }
+}
+
+function checkBool(value: unknown, what: string): boolean {
+  if (typeof value !== 'boolean') throw ClientResultError.validation(`${what} takes a boolean`);
+  return value;
 }
 
 /** WebSocketMediaTransport whose WebSocket class is resolved when it starts. */

@@ -14,6 +14,31 @@ export const DEFAULT_AUDIO_DEVICE_ID = 'default';
 
 type DeviceKind = 'audioinput' | 'audiooutput';
 
+/** The capture processing switches of the Client (setEchoCancellation, ...). */
+export interface AudioProcessingSettings {
+  echoCancellation: boolean;
+  noiseSuppression: boolean;
+  /** The native SDK's Krisp switch; browsers have no Krisp, so it asks for their noise suppression. */
+  noiseCancellation: boolean;
+  autoGainControl: boolean;
+}
+
+export const DEFAULT_AUDIO_PROCESSING: AudioProcessingSettings = {
+  echoCancellation: true,
+  noiseSuppression: true,
+  noiseCancellation: false,
+  autoGainControl: true,
+};
+
+/** The getUserMedia constraints for the processing switches. */
+export function processingConstraints(settings: AudioProcessingSettings): MediaTrackConstraints {
+  return {
+    echoCancellation: settings.echoCancellation,
+    noiseSuppression: settings.noiseSuppression || settings.noiseCancellation,
+    autoGainControl: settings.autoGainControl,
+  };
+}
+
 interface Attached {
   pipeline: MediaPipeline;
   playback: AudioWorkletNode | undefined;
@@ -43,6 +68,9 @@ export class AudioEngine {
   private outputDeviceId = DEFAULT_AUDIO_DEVICE_ID;
   private deviceChange: ((inputs: AudioDevice[], outputs: AudioDevice[]) => void) | null = null;
   private deviceListener: (() => void) | undefined;
+  private processing: AudioProcessingSettings = { ...DEFAULT_AUDIO_PROCESSING };
+  /** Serialises microphone changes (device, processing) so two never race. */
+  private micChange: Promise<void> = Promise.resolve();
 
   attach(call: Call, pipeline: MediaPipeline): void {
     if (!browserAudioAvailable()) return;
@@ -101,6 +129,49 @@ export class AudioEngine {
     }
   }
 
+  /**
+   * New capture processing, applied to the live microphone track without touching the calls:
+   * first by applyConstraints on the track; where the browser keeps the old processing on a
+   * live track (its getSettings() still shows it), by opening the microphone again with the new
+   * constraints and swapping it in under the same capture worklet.
+   */
+  setProcessing(settings: AudioProcessingSettings): Promise<void> {
+    this.processing = { ...settings };
+    const change = this.micChange.then(async () => {
+      const track = this.stream?.getAudioTracks()[0];
+      if (!track) return;
+      const wanted = processingConstraints(this.processing);
+      try {
+        await track.applyConstraints({ ...track.getConstraints(), ...wanted });
+      } catch {
+        // Refused outright: reopening below gets the same result.
+      }
+      if (this.stream?.getAudioTracks()[0] !== track || settingsMatch(track.getSettings(), wanted)) return;
+      await this.reopenMicrophone();
+    });
+    this.micChange = change.catch(() => undefined);
+    return change;
+  }
+
+  /** The live capture track's settings (undefined without a microphone). */
+  inputTrackSettings(): MediaTrackSettings | undefined {
+    return this.stream?.getAudioTracks()[0]?.getSettings();
+  }
+
+  /**
+   * showAudioRoutePicker: the browser's output picker (`selectAudioOutput`) where it exists;
+   * the chosen device becomes the output. False when the browser has none.
+   */
+  showAudioRoutePicker(): boolean {
+    const media = mediaDevices() as (MediaDevices & { selectAudioOutput?: () => Promise<{ deviceId: string }> }) | undefined;
+    if (typeof media?.selectAudioOutput !== 'function') return false;
+    void media
+      .selectAudioOutput()
+      .then((device) => this.setOutputDevice(device.deviceId))
+      .catch(() => undefined);
+    return true;
+  }
+
   async setOutputDevice(deviceId: string): Promise<void> {
     this.outputDeviceId = deviceId || DEFAULT_AUDIO_DEVICE_ID;
     const context = this.context as (AudioContext & { setSinkId?: (id: string) => Promise<void> }) | undefined;
@@ -153,7 +224,7 @@ export class AudioEngine {
     if (!context || !media || this.stream) return;
     const deviceId = this.inputDeviceId === DEFAULT_AUDIO_DEVICE_ID ? undefined : { exact: this.inputDeviceId };
     const stream = await media.getUserMedia({
-      audio: { deviceId, channelCount: 1, sampleRate: 48_000, echoCancellation: true, noiseSuppression: true, autoGainControl: true },
+      audio: { deviceId, channelCount: 1, sampleRate: 48_000, ...processingConstraints(this.processing) },
     });
     if (this.attached.size === 0) {
       for (const track of stream.getTracks()) track.stop();
@@ -169,6 +240,28 @@ export class AudioEngine {
     this.capture = capture;
   }
 
+  /** Opens a new track with the current settings and swaps it in; the capture worklet stays. */
+  private async reopenMicrophone(): Promise<void> {
+    const context = this.context;
+    const media = mediaDevices();
+    const capture = this.capture;
+    if (!context || !media || !capture || !this.stream) return;
+    const deviceId = this.inputDeviceId === DEFAULT_AUDIO_DEVICE_ID ? undefined : { exact: this.inputDeviceId };
+    const stream = await media.getUserMedia({
+      audio: { deviceId, channelCount: 1, sampleRate: 48_000, ...processingConstraints(this.processing) },
+    });
+    if (this.capture !== capture) {
+      for (const track of stream.getTracks()) track.stop();
+      return;
+    }
+    const source = context.createMediaStreamSource(stream);
+    source.connect(capture);
+    this.source?.disconnect();
+    for (const track of this.stream?.getTracks() ?? []) track.stop();
+    this.source = source;
+    this.stream = stream;
+  }
+
   private stopMicrophone(): void {
     this.capture?.disconnect();
     this.source?.disconnect();
@@ -177,6 +270,11 @@ export class AudioEngine {
     this.source = undefined;
     this.stream = undefined;
   }
+}
+
+function settingsMatch(settings: MediaTrackSettings, wanted: MediaTrackConstraints): boolean {
+  const s = settings as Record<string, unknown>;
+  return (['echoCancellation', 'noiseSuppression', 'autoGainControl'] as const).every((key) => s[key] === undefined || s[key] === wanted[key]);
 }
 
 function mediaDevices(): MediaDevices | undefined {

@@ -8,3 +8,18 @@ export async function defaultOpusCodec(): Promise<OpusCodecFactory> {
   if (!isNode && (await webCodecsOpusSupported())) return webCodecsOpus;
   return opusScriptCodec;
 }
+
+/**
+ * setOpusHardwareCoding with a direction turned off: that direction uses opusscript (WASM
+ * libopus, software everywhere), the other the default. In Node both are opusscript anyway.
+ */
+export async function mixedOpusCodec(hardwareEncode: boolean, hardwareDecode: boolean): Promise<OpusCodecFactory> {
+  const platform = await defaultOpusCodec();
+  const encoder = hardwareEncode ? platform : opusScriptCodec;
+  const decoder = hardwareDecode ? platform : opusScriptCodec;
+  return {
+    name: `${encoder.name}+${decoder.name}`,
+    createEncoder: () => encoder.createEncoder(),
+    createDecoder: () => decoder.createDecoder(),
+  };
+}
