@@ -46,7 +46,7 @@ import type { UserMessageSummary } from './UserMessageSummary.ts';
 import { Users } from './users/Users.ts';
 import { checkSnowflake } from './validation.ts';
 import { VERSION, versionHash } from './version.ts';
-import type { AudioDevice } from './voice/audio/AudioEngine.ts';
+import type { AudioDevice, AudioProcessingSettings } from './voice/audio/AudioEngine.ts';
 import type { Call } from './voice/Call.ts';
 import type { CallInfoHandle } from './voice/CallInfoHandle.ts';
 import type { UserAudioCapturedCallback, UserAudioReceivedCallback } from './voice/MediaPipeline.ts';
@@ -928,6 +928,18 @@ export class Client {
    */
   setAecDump(on: boolean): void {
     this.voice.setAecDump(on);
+  }
+  /** Ours: whether an AEC dump is recording. */
+  getAecDump(): boolean {
+    return this.voice.getAecDump();
+  }
+  /** Ours: the processing switches as they stand (Node starts with noise suppression off). */
+  getAudioProcessing(): AudioProcessingSettings {
+    return this.voice.getAudioProcessing();
+  }
+  /** Ours: the no-input threshold in dBFS (-100: off). */
+  getNoAudioInputThreshold(): number {
+    return this.voice.getNoAudioInputThreshold();
   }
 
   // ---- internals --------------------------------------------------------------------------
