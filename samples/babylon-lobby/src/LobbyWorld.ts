@@ -14,7 +14,7 @@ import { CreateTorus } from '@babylonjs/core/Meshes/Builders/torusBuilder.js';
 import type { Mesh } from '@babylonjs/core/Meshes/mesh.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import { SocialLayerComponent } from '@social-layer/babylon';
-import type { GameSession } from '@social-layer/ui';
+import type { GameSession, MemberTracker } from '@social-layer/ui';
 import { Avatar } from './Avatar.ts';
 import { clampToWorld, decodeAvatar, encodeAvatar } from './avatarState.ts';
 import { GROUND, groundToWorld, worldToGround } from './ground.ts';
@@ -34,7 +34,7 @@ export class LobbyWorld {
   readonly #canvas: HTMLCanvasElement;
   readonly #session: GameSession;
   readonly #ground: Mesh;
-  readonly #avatars = new Map<string, Avatar>();
+  readonly #avatars: MemberTracker<Avatar>;
   readonly #unsubscribe: (() => void)[] = [];
   readonly #ripples: { mesh: Mesh; age: number }[] = [];
 
@@ -54,10 +54,28 @@ export class LobbyWorld {
     // The component pumps the client's queued events before every frame (queueEvents in main.ts).
     this.social = new SocialLayerComponent(this.scene, session.client, { pumpCallbacks: true });
     session.showPanels(this.social, { members: { memberColor: (id) => decodeAvatar(session.memberState(id)).color } });
+    // One avatar per member, where their state says; ours walks where we last clicked.
+    this.#avatars = session.trackMembers<Avatar>({
+      create: (member) => {
+        const { x, y } = decodeAvatar(member.state);
+        const avatar = new Avatar(this.scene, member.id, x, y, member.self);
+        avatar.setSpeaking(session.voice.isSpeaking(member.id));
+        return avatar;
+      },
+      update: (avatar, member) => {
+        const state = decodeAvatar(member.state);
+        avatar.walkTo(state.x, state.y);
+        avatar.setLook(member.name, state.color, member.connected);
+      },
+      destroy: (avatar) => avatar.dispose(),
+      synced: () => {
+        this.social.members?.refresh();
+        this.invalidate();
+      },
+    });
     this.#unsubscribe.push(
-      session.onMembersChanged(() => this.#syncAvatars()),
       session.voice.onSpeaking((userId, speaking) => {
-        this.#avatars.get(userId)?.setSpeaking(speaking);
+        this.#avatars.items.get(userId)?.setSpeaking(speaking);
         this.invalidate();
       }),
     );
@@ -66,17 +84,16 @@ export class LobbyWorld {
     // The game's own listeners go with the scene, as the component's do.
     this.scene.onDisposeObservable.addOnce(() => {
       for (const off of this.#unsubscribe.splice(0)) off();
-      this.#avatars.clear();
+      this.#avatars.stop();
     });
     window.addEventListener('resize', this.#onResize);
 
-    this.#syncAvatars();
     // Frames are drawn only when something changed or moves: a software-rendered page drawing
     // every frame starves the audio worklets (voice lagged by seconds under load). Idle frames
     // still pump the client, which the component otherwise does before each render.
     this.scene.onPointerObservable.add(() => this.invalidate());
     this.engine.runRenderLoop(() => {
-      if (this.#dirty || this.#ripples.length > 0 || [...this.#avatars.values()].some((a) => a.moving)) {
+      if (this.#dirty || this.#ripples.length > 0 || [...this.#avatars.items.values()].some((a) => a.moving)) {
         this.#dirty = false;
         this.scene.render();
       } else {
@@ -94,18 +111,18 @@ export class LobbyWorld {
 
   /** Where a member's avatar stands now (mid-walk included), in world units. */
   avatarPosition(userId: string): { x: number; y: number } | undefined {
-    const avatar = this.#avatars.get(userId);
+    const avatar = this.#avatars.items.get(userId);
     return avatar ? { x: Math.round(avatar.x), y: Math.round(avatar.y) } : undefined;
   }
 
   isSpeakingShown(userId: string): boolean {
-    return this.#avatars.get(userId)?.speaking ?? false;
+    return this.#avatars.items.get(userId)?.speaking ?? false;
   }
 
   /** Walks your avatar to a world position and tells the lobby. */
   moveSelfTo(x: number, y: number): void {
     const target = clampToWorld(x, y);
-    this.#avatars.get(this.#session.userId)?.walkTo(target.x, target.y);
+    this.#avatars.items.get(this.#session.userId)?.walkTo(target.x, target.y);
     this.#session.setState(encodeAvatar({ ...decodeAvatar(this.#session.state), ...target }));
   }
 
@@ -148,7 +165,7 @@ export class LobbyWorld {
 
   readonly #onBeforeRender = (): void => {
     const elapsed = Math.min(this.engine.getDeltaTime(), 100);
-    for (const avatar of this.#avatars.values()) avatar.update(elapsed);
+    for (const avatar of this.#avatars.items.values()) avatar.update(elapsed);
     for (const ripple of [...this.#ripples]) {
       ripple.age += elapsed;
       const t = ripple.age / 450;
@@ -160,31 +177,6 @@ export class LobbyWorld {
       }
     }
   };
-
-  /** Makes the avatars match the lobby's members as the session knows them now. */
-  #syncAvatars(): void {
-    this.invalidate();
-    const seen = new Set<string>();
-    for (const member of this.#session.members()) {
-      seen.add(member.id);
-      const state = decodeAvatar(member.state);
-      let avatar = this.#avatars.get(member.id);
-      if (!avatar) {
-        avatar = new Avatar(this.scene, member.id, state.x, state.y, member.self);
-        avatar.setSpeaking(this.#session.voice.isSpeaking(member.id));
-        this.#avatars.set(member.id, avatar);
-      } else {
-        avatar.walkTo(state.x, state.y);
-      }
-      avatar.setLook(member.name, state.color, member.connected);
-    }
-    for (const [id, avatar] of this.#avatars) {
-      if (seen.has(id)) continue;
-      avatar.dispose();
-      this.#avatars.delete(id);
-    }
-    this.social.members?.refresh();
-  }
 
   #drawField(): Mesh {
     const scene = this.scene;

@@ -1,5 +1,5 @@
 import * as Phaser from 'phaser';
-import type { GameSession } from '@social-layer/ui';
+import type { GameSession, MemberTracker } from '@social-layer/ui';
 import { Avatar } from './Avatar.ts';
 import { clampToWorld, decodeAvatar, encodeAvatar, WORLD } from './avatarState.ts';
 
@@ -10,7 +10,7 @@ import { clampToWorld, decodeAvatar, encodeAvatar, WORLD } from './avatarState.t
  */
 export class LobbyScene extends Phaser.Scene {
   readonly #session: GameSession;
-  readonly #avatars = new Map<string, Avatar>();
+  #avatars: MemberTracker<Avatar> | undefined;
   readonly #unsubscribe: (() => void)[] = [];
   /** Resolves once `create` has run: the test hook waits on it. */
   readonly created: Promise<void>;
@@ -28,31 +28,41 @@ export class LobbyScene extends Phaser.Scene {
     session.showPanels(this.socialLayer.attach(session.client), {
       members: { memberColor: (id) => decodeAvatar(session.memberState(id)).color },
     });
-    this.#unsubscribe.push(
-      session.onMembersChanged(() => this.#syncAvatars()),
-      session.voice.onSpeaking((userId, speaking) => this.#avatars.get(userId)?.setSpeaking(speaking)),
-    );
+    // One avatar per member, where their state says; ours walks where we last clicked.
+    this.#avatars = session.trackMembers<Avatar>({
+      create: (member) => {
+        const { x, y } = decodeAvatar(member.state);
+        return new Avatar(this, member.id, x, y, member.self).setSpeaking(session.voice.isSpeaking(member.id));
+      },
+      update: (avatar, member) => {
+        const state = decodeAvatar(member.state);
+        avatar.walkTo(state.x, state.y);
+        avatar.setLook(member.name, state.color, member.connected);
+      },
+      destroy: (avatar) => avatar.destroy(),
+      synced: () => this.socialLayer.members?.refresh(),
+    });
+    this.#unsubscribe.push(session.voice.onSpeaking((userId, speaking) => this.#avatar(userId)?.setSpeaking(speaking)));
     this.input.on(Phaser.Input.Events.POINTER_DOWN, this.#onPointerDown);
     this.events.once(Phaser.Scenes.Events.SHUTDOWN, this.#onShutdown);
-    this.#syncAvatars();
     this.#resolveCreated();
   }
 
   /** Where a member's avatar is drawn now (mid-tween included), or undefined. */
   avatarPosition(userId: string): { x: number; y: number } | undefined {
-    const avatar = this.#avatars.get(userId);
+    const avatar = this.#avatar(userId);
     return avatar ? { x: Math.round(avatar.x), y: Math.round(avatar.y) } : undefined;
   }
 
   /** Whether a member's avatar shows the speaking ring now. */
   isSpeakingShown(userId: string): boolean {
-    return this.#avatars.get(userId)?.speaking ?? false;
+    return this.#avatar(userId)?.speaking ?? false;
   }
 
   /** Walks your avatar to a world position and tells the lobby. */
   moveSelfTo(x: number, y: number): void {
     const target = clampToWorld(x, y);
-    this.#avatars.get(this.#session.userId)?.walkTo(target.x, target.y);
+    this.#avatar(this.#session.userId)?.walkTo(target.x, target.y);
     this.#session.setState(encodeAvatar({ ...decodeAvatar(this.#session.state), ...target }));
   }
 
@@ -64,31 +74,11 @@ export class LobbyScene extends Phaser.Scene {
   readonly #onShutdown = (): void => {
     for (const off of this.#unsubscribe.splice(0)) off();
     this.input.off(Phaser.Input.Events.POINTER_DOWN, this.#onPointerDown);
-    this.#avatars.clear();
+    this.#avatars?.stop();
   };
 
-  /** Makes the avatars match the lobby's members as the session knows them now. */
-  #syncAvatars(): void {
-    const seen = new Set<string>();
-    for (const member of this.#session.members()) {
-      seen.add(member.id);
-      const state = decodeAvatar(member.state);
-      let avatar = this.#avatars.get(member.id);
-      if (!avatar) {
-        avatar = new Avatar(this, member.id, state.x, state.y, member.self);
-        avatar.setSpeaking(this.#session.voice.isSpeaking(member.id));
-        this.#avatars.set(member.id, avatar);
-      } else {
-        avatar.walkTo(state.x, state.y);
-      }
-      avatar.setLook(member.name, state.color, member.connected);
-    }
-    for (const [id, avatar] of this.#avatars) {
-      if (seen.has(id)) continue;
-      avatar.destroy();
-      this.#avatars.delete(id);
-    }
-    this.socialLayer.members?.refresh();
+  #avatar(userId: string): Avatar | undefined {
+    return this.#avatars?.items.get(userId);
   }
 
   #drawField(): void {

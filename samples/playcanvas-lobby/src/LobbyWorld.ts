@@ -1,6 +1,6 @@
 import * as pc from 'playcanvas';
 import { SocialLayer } from '@social-layer/playcanvas';
-import type { GameSession } from '@social-layer/ui';
+import type { GameSession, MemberTracker } from '@social-layer/ui';
 import { Avatar } from './Avatar.ts';
 import { ring } from './ring.ts';
 import { clampToWorld, decodeAvatar, encodeAvatar } from './avatarState.ts';
@@ -19,7 +19,7 @@ export class LobbyWorld {
   readonly #session: GameSession;
   readonly #canvas: HTMLCanvasElement;
   readonly #labels: HTMLElement;
-  readonly #avatars = new Map<string, Avatar>();
+  readonly #avatars: MemberTracker<Avatar>;
   readonly #unsubscribe: (() => void)[] = [];
   readonly #ripple: pc.Entity;
   #rippleAge = Infinity;
@@ -51,10 +51,28 @@ export class LobbyWorld {
 
     this.social = new SocialLayer(this.app, session.client, { pumpCallbacks: true });
     session.showPanels(this.social, { members: { memberColor: (id) => decodeAvatar(session.memberState(id)).color } });
+    // One avatar per member, where their state says; ours walks where we last clicked.
+    this.#avatars = session.trackMembers<Avatar>({
+      create: (member) => {
+        const { x, y } = decodeAvatar(member.state);
+        const avatar = new Avatar(this.app, this.#labels, member.id, x, y, member.self);
+        avatar.setSpeaking(session.voice.isSpeaking(member.id));
+        return avatar;
+      },
+      update: (avatar, member) => {
+        const state = decodeAvatar(member.state);
+        avatar.walkTo(state.x, state.y);
+        avatar.setLook(member.name, state.color, member.connected);
+      },
+      destroy: (avatar) => avatar.destroy(),
+      synced: () => {
+        this.social.members?.refresh();
+        this.#redraw();
+      },
+    });
     this.#unsubscribe.push(
-      session.onMembersChanged(() => this.#syncAvatars()),
       session.voice.onSpeaking((userId, speaking) => {
-        this.#avatars.get(userId)?.setSpeaking(speaking);
+        this.#avatars.items.get(userId)?.setSpeaking(speaking);
         this.#redraw();
       }),
     );
@@ -64,14 +82,13 @@ export class LobbyWorld {
     this.app.on('update', this.#onUpdate, this);
     this.app.once('destroy', this.#onDestroy, this);
 
-    this.#syncAvatars();
     this.app.start();
     this.#onResize();
   }
 
   /** Where a member's avatar stands now (mid-walk included), in world units, or undefined. */
   avatarPosition(userId: string): { x: number; y: number } | undefined {
-    const avatar = this.#avatars.get(userId);
+    const avatar = this.#avatars.items.get(userId);
     return avatar ? { x: Math.round(avatar.position.x), y: Math.round(avatar.position.y) } : undefined;
   }
 
@@ -89,13 +106,13 @@ export class LobbyWorld {
 
   /** Whether a member's avatar shows the speaking ring now. */
   isSpeakingShown(userId: string): boolean {
-    return this.#avatars.get(userId)?.speaking ?? false;
+    return this.#avatars.items.get(userId)?.speaking ?? false;
   }
 
   /** Walks your avatar to a world position and tells the lobby. */
   moveSelfTo(x: number, y: number): void {
     const target = clampToWorld(x, y);
-    this.#avatars.get(this.#session.userId)?.walkTo(target.x, target.y);
+    this.#avatars.items.get(this.#session.userId)?.walkTo(target.x, target.y);
     this.#session.setState(encodeAvatar({ ...decodeAvatar(this.#session.state), ...target }));
   }
 
@@ -125,7 +142,7 @@ export class LobbyWorld {
 
   #onUpdate(dt: number): void {
     const camera = this.camera.camera!;
-    for (const avatar of this.#avatars.values()) {
+    for (const avatar of this.#avatars.items.values()) {
       if (avatar.update(dt)) this.#redraw();
       avatar.placeLabel(camera);
     }
@@ -149,34 +166,8 @@ export class LobbyWorld {
     this.app.mouse?.off(pc.EVENT_MOUSEDOWN, this.#onMouseDown, this);
     this.app.touch?.off(pc.EVENT_TOUCHSTART, this.#onTouchStart, this);
     this.app.off('update', this.#onUpdate, this);
-    for (const avatar of this.#avatars.values()) avatar.destroy();
-    this.#avatars.clear();
+    this.#avatars.stop();
     this.#labels.remove();
-  }
-
-  /** Makes the avatars match the lobby's members as the session knows them now. */
-  #syncAvatars(): void {
-    const seen = new Set<string>();
-    for (const member of this.#session.members()) {
-      seen.add(member.id);
-      const state = decodeAvatar(member.state);
-      let avatar = this.#avatars.get(member.id);
-      if (!avatar) {
-        avatar = new Avatar(this.app, this.#labels, member.id, state.x, state.y, member.self);
-        avatar.setSpeaking(this.#session.voice.isSpeaking(member.id));
-        this.#avatars.set(member.id, avatar);
-      } else {
-        avatar.walkTo(state.x, state.y);
-      }
-      avatar.setLook(member.name, state.color, member.connected);
-    }
-    for (const [id, avatar] of this.#avatars) {
-      if (seen.has(id)) continue;
-      avatar.destroy();
-      this.#avatars.delete(id);
-    }
-    this.social.members?.refresh();
-    this.#redraw();
   }
 
   /** Camera, lights, the ground with its grid and border. Returns the camera. */

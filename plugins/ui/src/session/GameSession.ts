@@ -48,6 +48,24 @@ export interface SessionMember {
   state: MemberState;
 }
 
+/** How a game draws lobby members (`trackMembers`). */
+export interface MemberView<T> {
+  create(member: SessionMember): T;
+  update(item: T, member: SessionMember): void;
+  destroy(item: T): void;
+  /** After each pass over the members (refresh a list, ask for a frame). */
+  synced?(): void;
+}
+
+/** The live result of `trackMembers`: the game objects by member ID. */
+export interface MemberTracker<T> {
+  readonly items: ReadonlyMap<string, T>;
+  /** Runs a pass now. */
+  sync(): void;
+  /** Stops following the lobby and destroys every item. */
+  stop(): void;
+}
+
 /** What `showPanels` drives: an engine plugin's panel host (Phaser, Babylon.js, PlayCanvas). */
 export interface PanelHost {
   showLobby(lobbyId: string, options?: ShowLobbyOptions): unknown;
@@ -201,6 +219,41 @@ export class GameSession {
     };
     const offs = [...LOBBY_EVENTS.map((event) => this.client.on(event, onLobby)), this.client.on('userUpdated', () => listener())];
     return () => offs.forEach((off) => off());
+  }
+
+  /**
+   * Keeps one game object per lobby member (an avatar, a name tag) in step with the lobby:
+   * `create` for a member who appears, `update` on every change (and right after create),
+   * `destroy` for one who leaves and for all on `stop()`. Redraws right away.
+   */
+  trackMembers<T>(view: MemberView<T>): MemberTracker<T> {
+    const items = new Map<string, T>();
+    const sync = () => {
+      const seen = new Set<string>();
+      for (const member of this.members()) {
+        seen.add(member.id);
+        let item = items.get(member.id);
+        if (item === undefined) items.set(member.id, (item = view.create(member)));
+        view.update(item, member);
+      }
+      for (const [id, item] of items) {
+        if (seen.has(id)) continue;
+        items.delete(id);
+        view.destroy(item);
+      }
+      view.synced?.();
+    };
+    const off = this.onMembersChanged(sync);
+    sync();
+    return {
+      items,
+      sync,
+      stop: () => {
+        off();
+        for (const item of items.values()) view.destroy(item);
+        items.clear();
+      },
+    };
   }
 
   /**
