@@ -10,7 +10,9 @@ import { ApiError, Errors } from './ApiError.ts';
 export async function authenticate(req: FastifyRequest, store: Store): Promise<Principal> {
   const header = req.headers.authorization;
   if (typeof header !== 'string') throw Errors.unauthorized();
-  const match = /^(Bearer|Bot)\s+(\S{1,512})$/i.exec(header.trim());
+  // No scheme: the platform's own client (the web app) sends its session token bare, as the
+  // public platform's client does. Only tokens of the first-party application resolve this way.
+  const match = /^(Bearer|Bot)\s+(\S{1,512})$/i.exec(header.trim()) ?? /^()([A-Za-z0-9_-]{43})$/.exec(header.trim());
   if (!match) throw Errors.unauthorized();
   const [, scheme, token] = match as unknown as [string, string, string];
   if (scheme.toLowerCase() === 'bot') {
@@ -20,6 +22,7 @@ export async function authenticate(req: FastifyRequest, store: Store): Promise<P
   }
   const grant = await store.tokens.resolve(token);
   if (!grant) throw Errors.unauthorized();
+  if (scheme === '' && (await store.applications.get(grant.applicationId))?.first_party !== 1) throw Errors.unauthorized();
   return { kind: 'bearer', userId: grant.userId, applicationId: grant.applicationId, scopes: grant.scopes };
 }
 

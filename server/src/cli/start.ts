@@ -1,0 +1,77 @@
+import { join, resolve } from 'node:path';
+import type { LogLevel } from '../log/Logger.ts';
+import { type CliCommand, CliUsageError } from './command.ts';
+import { dataDir } from './operatorStore.ts';
+import { devMode } from './apps.ts';
+
+export const start: CliCommand = {
+  words: ['start'],
+  usage: `start [--port N] [--data DIR] [--log-level debug|info|warn|error] [--dev]
+                     [--database-url postgres://...] [--redis-url redis://...] [--games DIR]
+      Starts the platform (HTTP API, Gateway, voice, sample games). Port and data folder also come
+      from SOCIAL_LAYER_PORT and SOCIAL_LAYER_DATA; defaults 3333 and ./data (embedded SQLite).
+      Scale-out: PostgreSQL for data and Redis between nodes (SOCIAL_LAYER_DATABASE_URL,
+      SOCIAL_LAYER_REDIS_URL); run several nodes against the same two.
+      --games DIR serves DIR/<name>/dist at /games/<name>/ instead of the bundled samples
+      (SOCIAL_LAYER_GAMES): point it at the folder of games made with the scaffolder.
+      --dev (SOCIAL_LAYER_DEV=1): development mode: applications may register http and loopback
+      URLs that production refuses (redirect URIs, webhook and interactions URLs, URL mappings).
+      --public-url URL (SOCIAL_LAYER_PUBLIC_URL): the origin clients reach the platform at (behind a
+      proxy, on another host); apiBase, the Gateway URL and the OIDC issuer are built from it, never
+      from a request's Host header. Default: the listen address.`,
+  options: {
+    port: { type: 'string' },
+    data: { type: 'string' },
+    host: { type: 'string' },
+    'log-level': { type: 'string' },
+    'database-url': { type: 'string' },
+    'redis-url': { type: 'string' },
+    games: { type: 'string' },
+    dev: { type: 'boolean' },
+    'public-url': { type: 'string' },
+  },
+  async run(values, io) {
+    const rawPort = values.port ?? process.env.SOCIAL_LAYER_PORT ?? '3333';
+    const port = Number(rawPort);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliUsageError(`Invalid port: ${String(rawPort)}`);
+    const dir = dataDir(values.data);
+    const logLevel = (values['log-level'] ?? process.env.SOCIAL_LAYER_LOG_LEVEL ?? 'warn') as LogLevel;
+    const databaseUrl = (values['database-url'] as string | undefined) ?? process.env.SOCIAL_LAYER_DATABASE_URL;
+    const redisUrl = (values['redis-url'] as string | undefined) ?? process.env.SOCIAL_LAYER_REDIS_URL;
+    const games = (values.games as string | undefined) ?? process.env.SOCIAL_LAYER_GAMES;
+    const dev = devMode(values);
+    // Loaded here, not at the top: the data commands need none of the server and start faster.
+    const { startServer } = await import('../startServer.ts');
+    const server = await startServer({
+      port,
+      dataDir: dir,
+      host: (values.host as string | undefined) ?? process.env.SOCIAL_LAYER_HOST ?? '127.0.0.1',
+      logLevel,
+      dev,
+      ...(databaseUrl ? { database: { dialect: 'postgres' as const, connectionString: databaseUrl } } : {}),
+      ...(redisUrl ? { redisUrl } : {}),
+      ...(games ? { samplesDir: resolve(games) } : {}),
+      // SOCIAL_LAYER_PUBLIC_URL is read by startServer itself.
+      ...(values['public-url'] ? { publicUrl: values['public-url'] as string } : {}),
+    });
+
+    // First start: make a development application and show its credentials this once. The
+    // operator made it, so it is approved: the samples run on production budgets.
+    if ((await server.store.applications.count()) === 0) {
+      const app = await server.createApplication({ name: 'Development' });
+      io.out(
+        'Created the development application. Its secrets are shown only now; keep them:\n' +
+          JSON.stringify({ application_id: app.id, client_secret: app.clientSecret, bot_token: app.botToken }, null, 2) +
+          '\n',
+      );
+    }
+    io.out(`Social Layer listening on ${server.url} (data: ${databaseUrl ? 'PostgreSQL' : join(dir, 'social-layer.sqlite')}${redisUrl ? ', Redis bus' : ''}${dev ? ', development mode' : ''})\n`);
+    io.out(`Play the sample: ${server.url}/games/phaser-lobby/\nDeveloper portal: ${server.url}/developers\n`);
+    const stop = () => {
+      server.close().then(() => process.exit(0), () => process.exit(1));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return -1;
+  },
+};
