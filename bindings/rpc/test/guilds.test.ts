@@ -52,6 +52,10 @@ describe('guilds over IPC', () => {
     await rpc.subscribe('GUILD_STATUS', { guild_id: guild.id });
     await waitFor(() => statuses.length > 0, 'GUILD_STATUS');
     expect(statuses[0]).toMatchObject({ guild: { id: guild.id, name: 'Lan Party' }, online: 0 });
+    // A change to the guild comes as another GUILD_STATUS (from the player's GUILD_UPDATE).
+    expect((await env.api('PATCH', `/guilds/${guild.id}`, player.token, { name: 'Lan Party II' })).status).toBe(200);
+    await waitFor(() => statuses.some((s) => s.guild.name === 'Lan Party II'), 'GUILD_STATUS after the rename');
+    expect((await env.api('PATCH', `/guilds/${guild.id}`, player.token, { name: 'Lan Party' })).status).toBe(200);
     await rpc.destroy();
   });
 

@@ -1,6 +1,9 @@
 import { FATAL_CLOSE_CODES, GATEWAY_VERSION, GatewayOpcode, NEW_SESSION_CLOSE_CODES } from '@social-layer/protocol';
 import WebSocket from 'ws';
 
+/** Intents GUILDS (1 << 0) and GUILD_MESSAGES (1 << 9); neither is privileged. */
+const COMPANION_INTENTS = (1 << 0) | (1 << 9);
+
 export interface PlayerGatewayOptions {
   /** `ws://host/gateway` from `GET /api/v10/gateway`. */
   url: string;
@@ -99,7 +102,8 @@ export class PlayerGateway {
           this.send(GatewayOpcode.Heartbeat, this.seq);
         }, p.d.heartbeat_interval);
         if (this.sessionId) this.send(GatewayOpcode.Resume, { token: this.options.token, session_id: this.sessionId, seq: this.seq });
-        else this.send(GatewayOpcode.Identify, { token: this.options.token, properties: { os: process.platform, browser: 'social-layer-companion', device: 'social-layer-companion' } });
+        // GUILDS and GUILD_MESSAGES: GUILD_UPDATE feeds GUILD_STATUS, MESSAGE_* the message events.
+        else this.send(GatewayOpcode.Identify, { token: this.options.token, intents: COMPANION_INTENTS, properties: { os: process.platform, browser: 'social-layer-companion', device: 'social-layer-companion' } });
         return;
       }
       case GatewayOpcode.HeartbeatAck:
