@@ -28,6 +28,8 @@ import { DaveDeliveryService } from '@social-layer/dave';
 import type { DaveDeliveryFactory } from './voice/dave.ts';
 import { VoiceGatewayServer } from './voice/VoiceGatewayServer.ts';
 import { VoiceStateService } from './voice/VoiceStateService.ts';
+import { GuildGateway } from './guilds/GuildGateway.ts';
+import { guildServicesFor } from './guilds/GuildServices.ts';
 import { startWebhooks, type WebhookOptions } from './webhooks/startWebhooks.ts';
 import type { WebhookService } from './webhooks/WebhookService.ts';
 
@@ -183,6 +185,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   accountServices.accounts.gateway = gateway;
 
   gateway.social = social;
+  gateway.guilds = new GuildGateway(guildServicesFor(store, bus), bus);
   const voiceStates = new VoiceStateService(store, bus, log.child('voice'));
   gateway.voice = voiceStates;
   lobbies.voiceStates = (lobbyId) => voiceStates.voiceStates(lobbyId);

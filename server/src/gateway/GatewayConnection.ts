@@ -80,9 +80,12 @@ export class GatewayConnection {
         if (!this.session) return this.close(GatewayCloseCode.NotAuthenticated, 'Not authenticated.');
         return void this.onPresenceUpdate(d).catch(() => this.close(GatewayCloseCode.UnknownError, 'Unknown error'));
       case GatewayOpcode.RequestGuildMembers:
-      case GatewayOpcode.RequestSoundboardSounds:
       case GatewayOpcode.RequestChannelInfo:
-        // Known opcodes whose features arrive with later slices: accepted, nothing to do yet.
+        // Guilds (issue 10): op 8 answers with GUILD_MEMBERS_CHUNK or RATE_LIMITED, op 43 with CHANNEL_INFO.
+        if (!this.session) return this.close(GatewayCloseCode.NotAuthenticated, 'Not authenticated.');
+        return void this.onGuildRequest(op, d).catch(() => this.close(GatewayCloseCode.UnknownError, 'Unknown error'));
+      case GatewayOpcode.RequestSoundboardSounds:
+        // Known opcode whose feature arrives with a later slice: accepted, nothing to do yet.
         if (!this.session) return this.close(GatewayCloseCode.NotAuthenticated, 'Not authenticated.');
         return;
       default:
@@ -102,7 +105,7 @@ export class GatewayConnection {
   private async onIdentify(d: unknown): Promise<void> {
     if (this.session) return this.close(GatewayCloseCode.AlreadyAuthenticated, 'You sent more than one identify payload.');
     if (typeof d !== 'object' || d === null) return this.close(GatewayCloseCode.DecodeError, 'Invalid identify payload.');
-    const { token, intents } = d as { token?: unknown; intents?: unknown };
+    const { token, intents, capabilities } = d as { token?: unknown; intents?: unknown; capabilities?: unknown };
     if (typeof token !== 'string' || token.length === 0 || token.length > 512) return this.close(GatewayCloseCode.AuthenticationFailed, 'Authentication failed.');
     if (intents !== undefined && (typeof intents !== 'number' || !Number.isInteger(intents) || intents < 0 || (intents & ~VALID_INTENT_MASK) !== 0)) {
       return this.close(GatewayCloseCode.InvalidIntents, 'Invalid intent(s).');
@@ -110,6 +113,12 @@ export class GatewayConnection {
     const identity = await this.hub.authenticate(token);
     if (this.closing) return;
     if (!identity) return this.close(GatewayCloseCode.AuthenticationFailed, 'Authentication failed.');
+    // Privileged intents the application has not enabled close the socket with 4014 (issue 10).
+    if (identity.kind === 'bot' && this.hub.guilds && !(await this.hub.guilds.privilegedIntentsAllowed(identity.applicationId, (intents as number | undefined) ?? 0))) {
+      if (this.closing) return;
+      return this.close(GatewayCloseCode.DisallowedIntents, 'Disallowed intent(s).');
+    }
+    if (this.closing) return;
     if (this.identifyDeadline) clearTimeout(this.identifyDeadline);
     const session = new Session(randomBytes(16).toString('hex'), identity.user.id, identity.applicationId, token, this.hub.maxBufferedDispatches);
     this.session = session;
@@ -118,13 +127,16 @@ export class GatewayConnection {
     // and before any await, so a socket that closes meanwhile is uncounted by onClose in step.
     if (identity.kind === 'bearer') this.hub.connections.attach(identity.applicationId, identity.user.id);
     await this.hub.register(session);
+    // Guild dispatches filtered by this session's intents and capabilities; READY lists the guilds as unavailable.
+    await this.hub.guilds?.attach(session, (intents as number | undefined) ?? 0, typeof capabilities === 'number' && Number.isInteger(capabilities) ? capabilities : 0);
+    const guilds = this.hub.guilds ? await this.hub.guilds.readyGuilds(identity.user.id) : [];
     const ready: ReadyData = {
       v: GATEWAY_VERSION,
       user: identity.user,
       session_id: session.id,
       resume_gateway_url: this.resumeUrl,
       application: { id: identity.applicationId, flags: 0 },
-      guilds: [],
+      guilds,
       lobbies: identity.kind === 'bearer' ? await this.hub.lobbies.lobbiesOf(identity.applicationId, identity.user.id) : [],
       // Relationships, friends' presences, own status and open invites (issue 6).
       ...(identity.kind === 'bearer' && this.hub.social ? await this.hub.social.readyData(identity.applicationId, identity.user.id) : {}),
@@ -132,6 +144,8 @@ export class GatewayConnection {
     // The session was subscribed before the lobbies were read, so a change made meanwhile is
     // either in READY or held and sent right after it; none falls between the two.
     session.sendReady(JSON.stringify(ready));
+    // One GUILD_CREATE per guild in READY (discord.js waits for them before `ready`).
+    await this.hub.guilds?.sendGuildCreates(session, guilds.map((g) => g.id));
     // An initial presence in Identify is applied as an op 3 right after READY.
     const presence = (d as { presence?: unknown }).presence;
     if (presence !== undefined && presence !== null && identity.kind === 'bearer') await this.onPresenceUpdate(presence);
@@ -201,6 +215,14 @@ export class GatewayConnection {
     const endpoint = this.resumeUrl.replace(/^wss?:\/\//, '').replace(/\/gateway$/, '/voice');
     // The voice token goes to the requesting session only, not to the user's other sessions.
     session.send(DispatchEvent.VoiceServerUpdate, JSON.stringify({ token: joined.token, guild_id: null, lobby_id: joined.lobbyId, endpoint }));
+  }
+
+  /** Op 8 and op 43 (issue 10): a malformed payload closes with 4001, as op 3 does. */
+  private async onGuildRequest(op: number, d: unknown): Promise<void> {
+    const session = this.session;
+    if (!session || !this.hub.guilds) return;
+    const ok = op === GatewayOpcode.RequestGuildMembers ? await this.hub.guilds.requestGuildMembers(session, d) : await this.hub.guilds.requestChannelInfo(session, d);
+    if (!ok) this.close(GatewayCloseCode.UnknownOpcode, 'Invalid payload for opcode.');
   }
 
   private invalidSession(): void {

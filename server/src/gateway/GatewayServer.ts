@@ -8,6 +8,7 @@ import type { SocialServices } from '../social/SocialServices.ts';
 import type { VoiceStateService } from '../voice/VoiceStateService.ts';
 import type { Logger } from '../log/Logger.ts';
 import type { UpgradeRouter } from '../http/UpgradeRouter.ts';
+import type { GuildGateway } from '../guilds/GuildGateway.ts';
 import { GatewayConnection } from './GatewayConnection.ts';
 import type { Session } from './Session.ts';
 
@@ -35,6 +36,8 @@ export class GatewayServer {
   voice: VoiceStateService | null = null;
   /** Relationships, presence and invites in READY, and op 3; set by startServer. */
   social: SocialServices | null = null;
+  /** Guilds in READY, GUILD_CREATE, guild dispatches, op 8 and op 43 (issue 10); set by startServer. */
+  guilds: GuildGateway | null = null;
 
   constructor(
     upgrades: UpgradeRouter,
@@ -111,6 +114,7 @@ export class GatewayServer {
   endSession(session: Session): void {
     // A session that ends leaves its calls (a dropped socket alone does not: it may resume).
     void this.voice?.sessionEnded(session.id).catch((err) => this.log.error('voice cleanup failed', { err }));
+    this.guilds?.detach(session.id);
     session.close();
     this.sessions.delete(session.id);
     this.unsubscribe.get(session.id)?.();

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database, UsersTable } from './schema.ts';
 import type { GuildBansTable, GuildMembersTable } from './guildSchema.ts';
 import './guildSchema.ts';
@@ -51,14 +51,11 @@ export class GuildMemberRepo {
     }
     if (opts.userIds) q = opts.userIds.length === 0 ? q.where('m.user_id', '=', '-') : q.where('m.user_id', 'in', opts.userIds);
     if (opts.query) {
-      const prefix = opts.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`) + '%';
-      q = q.where((eb) =>
-        eb.or([
-          eb(eb.fn('lower', ['u.username']), 'like', prefix),
-          eb(eb.fn('lower', ['u.global_name']), 'like', prefix),
-          eb(eb.fn('lower', ['m.nick']), 'like', prefix),
-        ]),
-      );
+      // A prefix compare without LIKE, so `_` and `%` in a query are plain characters.
+      const q0 = opts.query.toLowerCase();
+      const n = q0.length;
+      const prefixOf = (col: 'u.username' | 'u.global_name' | 'm.nick') => sql`substr(lower(${sql.ref(col)}), 1, ${n}) = ${q0}`;
+      q = q.where(sql<boolean>`(${prefixOf('u.username')} or ${prefixOf('u.global_name')} or ${prefixOf('m.nick')})`);
     }
     const rows = await q.orderBy((eb) => eb.fn('length', ['m.user_id'])).orderBy('m.user_id').limit(opts.limit).execute();
     if (rows.length === 0) return [];

@@ -1,0 +1,224 @@
+import type { EventBus, Dispatch } from '../events/EventBus.ts';
+import type { Session } from '../gateway/Session.ts';
+import { guildUserTopic } from './GuildEvents.ts';
+import type { GuildServices } from './GuildServices.ts';
+import { memberWire } from './guildWire.ts';
+
+/** Gateway intents (protocols.md 1.10) that guild dispatches need. */
+export const Intent = {
+  Guilds: 1 << 0,
+  GuildMembers: 1 << 1,
+  GuildModeration: 1 << 2,
+  GuildInvites: 1 << 6,
+  GuildPresences: 1 << 8,
+  MessageContent: 1 << 15,
+} as const;
+export const PRIVILEGED_INTENTS = Intent.GuildMembers | Intent.GuildPresences | Intent.MessageContent;
+
+/**
+ * Application flags that enable the privileged intents (public values): the plain bit for an
+ * approved application, the *_LIMITED bit for one under the 10,000-user threshold that enabled
+ * the intent itself (spec, Authentication 10).
+ */
+export const ApplicationIntentFlag = {
+  GatewayPresence: 1 << 12,
+  GatewayPresenceLimited: 1 << 13,
+  GatewayGuildMembers: 1 << 14,
+  GatewayGuildMembersLimited: 1 << 15,
+  GatewayMessageContent: 1 << 18,
+  GatewayMessageContentLimited: 1 << 19,
+} as const;
+
+/** Identify `capabilities` bit that opts into channel obfuscation (spec, Gateway). */
+export const CAPABILITY_CHANNEL_OBFUSCATION = 1 << 15;
+
+const INTENT_OF: Record<string, number> = {
+  GUILD_CREATE: Intent.Guilds, GUILD_UPDATE: Intent.Guilds, GUILD_DELETE: Intent.Guilds,
+  GUILD_ROLE_CREATE: Intent.Guilds, GUILD_ROLE_UPDATE: Intent.Guilds, GUILD_ROLE_DELETE: Intent.Guilds,
+  CHANNEL_CREATE: Intent.Guilds, CHANNEL_UPDATE: Intent.Guilds, CHANNEL_DELETE: Intent.Guilds,
+  GUILD_MEMBER_ADD: Intent.GuildMembers, GUILD_MEMBER_UPDATE: Intent.GuildMembers, GUILD_MEMBER_REMOVE: Intent.GuildMembers,
+  GUILD_BAN_ADD: Intent.GuildModeration, GUILD_BAN_REMOVE: Intent.GuildModeration,
+  INVITE_CREATE: Intent.GuildInvites, INVITE_DELETE: Intent.GuildInvites,
+};
+
+/** The privileged intents an application's flags allow. */
+export function allowedPrivilegedIntents(flags: bigint): number {
+  const on = (bit: number) => (flags & BigInt(bit)) !== 0n;
+  let allowed = 0;
+  if (on(ApplicationIntentFlag.GatewayGuildMembers) || on(ApplicationIntentFlag.GatewayGuildMembersLimited)) allowed |= Intent.GuildMembers;
+  if (on(ApplicationIntentFlag.GatewayPresence) || on(ApplicationIntentFlag.GatewayPresenceLimited)) allowed |= Intent.GuildPresences;
+  if (on(ApplicationIntentFlag.GatewayMessageContent) || on(ApplicationIntentFlag.GatewayMessageContentLimited)) allowed |= Intent.MessageContent;
+  return allowed;
+}
+
+interface SessionGuildState {
+  intents: number;
+  capabilities: number;
+  unsubscribe: () => void;
+}
+
+/** All-members requests: 1 per guild per bot per 30 s (spec, Limits). */
+const ALL_MEMBERS_WINDOW_MS = 30_000;
+const CHUNK_SIZE = 1000;
+
+/**
+ * The guild side of the Gateway: which guilds READY lists, GUILD_CREATE after READY, the intent
+ * and capability filter on each session's guild dispatches, op 8 Request Guild Members and op 43
+ * Request Channel Info. Permission filtering happened at publish time (GuildEvents).
+ */
+export class GuildGateway {
+  private readonly states = new Map<string, SessionGuildState>();
+  /** Last all-members request per application (or user) and guild. In memory, per node. */
+  private readonly lastAllMembers = new Map<string, number>();
+
+  constructor(private readonly services: GuildServices, private readonly bus: EventBus) {}
+
+  /** False when `intents` asks for a privileged intent the application has not enabled (close 4014). */
+  async privilegedIntentsAllowed(applicationId: string, intents: number): Promise<boolean> {
+    const wanted = intents & PRIVILEGED_INTENTS;
+    if (wanted === 0) return true;
+    const app = await this.services.store.applications.get(applicationId);
+    if (!app) return false;
+    // Engineer B's migration keeps every flag bit as a decimal string (flags_new); older rows use `flags`.
+    const raw = (app as { flags_new?: string | null }).flags_new;
+    const flags = raw ? BigInt(raw) : BigInt(app.flags ?? 0);
+    return (wanted & ~allowedPrivilegedIntents(flags)) === 0;
+  }
+
+  /** READY `guilds`: every guild the user is in, as Unavailable Guild objects; GUILD_CREATE follows. */
+  async readyGuilds(userId: string): Promise<{ id: string; unavailable: true }[]> {
+    return (await this.services.store.guilds.ofUser(userId, { limit: 2500 })).map((g) => ({ id: g.id, unavailable: true }));
+  }
+
+  /** Subscribes the session to its user's guild topic with its intent and capability filter. */
+  attach(session: Session, intents: number, capabilities: number): Promise<void> {
+    const topic = guildUserTopic(session.userId);
+    const unsubscribe = this.bus.subscribe(topic, (d) => this.deliver(session, d));
+    this.states.set(session.id, { intents, capabilities, unsubscribe });
+    return this.bus.whenSubscribed(topic);
+  }
+
+  detach(sessionId: string): void {
+    this.states.get(sessionId)?.unsubscribe();
+    this.states.delete(sessionId);
+  }
+
+  /** One GUILD_CREATE per guild after READY (only with the GUILDS intent, as discord.js expects). */
+  async sendGuildCreates(session: Session, guildIds: string[]): Promise<void> {
+    const st = this.states.get(session.id);
+    if (!st || (st.intents & Intent.Guilds) === 0) return;
+    for (const id of guildIds) await this.sendGuildCreate(session, id, st);
+  }
+
+  private async sendGuildCreate(session: Session, guildId: string, st: SessionGuildState): Promise<void> {
+    const payload = await this.services.guilds
+      .guildCreatePayload(guildId, session.userId, { members: (st.intents & Intent.GuildMembers) !== 0, obfuscate: (st.capabilities & CAPABILITY_CHANNEL_OBFUSCATION) !== 0 })
+      .catch(() => null);
+    if (payload && !session.closed) session.dispatch({ t: 'GUILD_CREATE', json: JSON.stringify(payload) });
+  }
+
+  private deliver(session: Session, d: Dispatch): void {
+    const st = this.states.get(session.id);
+    if (!st) return;
+    const bar = d.t.indexOf('|');
+    const t = bar < 0 ? d.t : d.t.slice(0, bar);
+    const qualifier = bar < 0 ? '' : d.t.slice(bar + 1);
+    if (qualifier === 'build') {
+      if ((st.intents & Intent.Guilds) !== 0) void this.sendGuildCreate(session, (JSON.parse(d.json) as { id: string }).id, st);
+      return;
+    }
+    if (qualifier === 'hidden' && (st.capabilities & CAPABILITY_CHANNEL_OBFUSCATION) === 0) return;
+    const need = INTENT_OF[t];
+    // GUILD_MEMBER_UPDATE about oneself is sent regardless of intents (protocols.md 1.10).
+    const exempt = qualifier === 'self' && t === 'GUILD_MEMBER_UPDATE';
+    if (need !== undefined && (st.intents & need) === 0 && !exempt) return;
+    session.dispatch(qualifier === '' ? d : { t, json: d.json });
+  }
+
+  /**
+   * Op 8. Returns false when the payload is malformed (the connection closes with 4001). A
+   * request for all members beyond 1 per guild per bot per 30 s gets RATE_LIMITED; chunks are
+   * not counted. The full list needs GUILD_MEMBERS, presences need GUILD_PRESENCES: without
+   * them the request is ignored.
+   */
+  async requestGuildMembers(session: Session, d: unknown): Promise<boolean> {
+    if (typeof d !== 'object' || d === null) return false;
+    const r = d as { guild_id?: unknown; query?: unknown; limit?: unknown; presences?: unknown; user_ids?: unknown; nonce?: unknown };
+    const guildId = Array.isArray(r.guild_id) && r.guild_id.length === 1 ? r.guild_id[0] : r.guild_id;
+    if (typeof guildId !== 'string' || !/^\d{1,20}$/.test(guildId)) return false;
+    if (r.query !== undefined && r.query !== null && typeof r.query !== 'string') return false;
+    if (r.limit !== undefined && r.limit !== null && !(typeof r.limit === 'number' && Number.isInteger(r.limit) && r.limit >= 0)) return false;
+    let userIds: string[] | undefined;
+    if (r.user_ids !== undefined && r.user_ids !== null) {
+      const list = Array.isArray(r.user_ids) ? r.user_ids : [r.user_ids];
+      if (list.length > 100 || !list.every((x) => (typeof x === 'string' && /^\d{1,20}$/.test(x)) || (typeof x === 'number' && Number.isSafeInteger(x)))) return false;
+      userIds = list.map(String);
+    }
+    // Nonces over 32 bytes are ignored (public rule), not refused.
+    const nonce = typeof r.nonce === 'string' && Buffer.byteLength(r.nonce) <= 32 ? r.nonce : undefined;
+    const st = this.states.get(session.id);
+    if (!st) return true;
+    const store = this.services.store;
+    if (!(await store.guildMembers.isMember(guildId, session.userId))) return true;
+    const query = typeof r.query === 'string' ? r.query : '';
+    const limit = typeof r.limit === 'number' ? r.limit : 0;
+    const allMembers = !userIds && query === '' && limit === 0;
+    if ((allMembers && (st.intents & Intent.GuildMembers) === 0) || (r.presences === true && (st.intents & Intent.GuildPresences) === 0)) return true;
+
+    if (allMembers) {
+      const key = `${session.applicationId}:${session.userId}:${guildId}`;
+      const now = Date.now();
+      const last = this.lastAllMembers.get(key);
+      if (last !== undefined && now - last < ALL_MEMBERS_WINDOW_MS) {
+        const retryAfter = (ALL_MEMBERS_WINDOW_MS - (now - last)) / 1000;
+        session.dispatch({ t: 'RATE_LIMITED', json: JSON.stringify({ opcode: 8, retry_after: retryAfter, meta: { guild_id: guildId, ...(nonce !== undefined ? { nonce } : {}) } }) });
+        return true;
+      }
+      this.lastAllMembers.set(key, now);
+      if (this.lastAllMembers.size > 10_000) this.prune(now);
+    }
+
+    const members = userIds
+      ? await store.guildMembers.list(guildId, { userIds, limit: 100 })
+      : await store.guildMembers.list(guildId, { limit: allMembers ? 1_000_000 : Math.min(limit || 100, 100), ...(query ? { query } : {}) });
+    const wires = members.map((m) => memberWire(m));
+    const notFound = userIds ? userIds.filter((id) => !members.some((m) => m.member.user_id === id)) : [];
+    const chunkCount = Math.max(1, Math.ceil(wires.length / CHUNK_SIZE));
+    for (let i = 0; i < chunkCount; i++) {
+      const chunk = {
+        guild_id: guildId,
+        members: wires.slice(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE),
+        chunk_index: i,
+        chunk_count: chunkCount,
+        ...(i === 0 && userIds ? { not_found: notFound } : {}),
+        ...(r.presences === true ? { presences: [] } : {}),
+        ...(nonce !== undefined ? { nonce } : {}),
+      };
+      session.dispatch({ t: 'GUILD_MEMBERS_CHUNK', json: JSON.stringify(chunk) });
+    }
+    return true;
+  }
+
+  /** Op 43: CHANNEL_INFO with each voice channel's `status` and `voice_start_time` (those the caller may view). */
+  async requestChannelInfo(session: Session, d: unknown): Promise<boolean> {
+    if (typeof d !== 'object' || d === null) return false;
+    const r = d as { guild_id?: unknown; fields?: unknown };
+    if (typeof r.guild_id !== 'string' || !/^\d{1,20}$/.test(r.guild_id)) return false;
+    const fields = Array.isArray(r.fields) ? r.fields.filter((f): f is string => f === 'status' || f === 'voice_start_time') : ['status', 'voice_start_time'];
+    const visible = await this.services.guilds.listChannels(session.userId, r.guild_id).catch(() => null);
+    if (!visible) return true;
+    const ids = new Set(visible.filter((c) => c.type === 2).map((c) => c.id));
+    const rows = (await this.services.store.guilds.channels(r.guild_id)).filter((c) => ids.has(c.id));
+    const channels = rows.map((c) => ({
+      id: c.id,
+      ...(fields.includes('status') ? { status: c.status } : {}),
+      ...(fields.includes('voice_start_time') ? { voice_start_time: c.voice_start_time === null ? null : Number(c.voice_start_time) } : {}),
+    }));
+    session.dispatch({ t: 'CHANNEL_INFO', json: JSON.stringify({ guild_id: r.guild_id, channels }) });
+    return true;
+  }
+
+  private prune(now: number): void {
+    for (const [k, at] of this.lastAllMembers) if (now - at >= ALL_MEMBERS_WINDOW_MS) this.lastAllMembers.delete(k);
+  }
+}
