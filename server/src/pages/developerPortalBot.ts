@@ -1,7 +1,7 @@
 import { EDITABLE_FLAGS } from '../applications/ApplicationService.ts';
 import { html, hidden } from './html.ts';
 import type { PortalSection } from './developerPortalSections.ts';
-import { copyBox, sectionErrors } from './developerPortalParts.ts';
+import { sectionErrors } from './developerPortalParts.ts';
 
 /** The bot user, its token, and the flags a developer may set (the limited Gateway intents). */
 export const botSection: PortalSection = {
@@ -19,8 +19,8 @@ ${EDITABLE_FLAGS.map(
 </form>
 <h3>Bot token</h3>
 <p class="small muted">Shown only when it is made. Resetting it stops the old one at once.</p>
-<form method="post" action="/developers/applications/${app.id}/bot">${hidden({ csrf, action: 'reset-token' })}<button class="danger" type="submit" id="reset-token">Reset bot token</button></form>
-${copyBox('flags-hint', 'Authorization: Bot <token>')}`,
+<p class="small muted">It signs in as the bot: <code>Authorization: Bot &lt;token&gt;</code>.</p>
+<form method="post" action="/developers/applications/${app.id}/bot">${hidden({ csrf, action: 'reset-token' })}<button class="danger" type="submit" id="reset-token">Reset bot token</button></form>`,
   async submit(form, { app, applications }) {
     if (form.get('action') === 'reset-token') return { secret: { label: 'New bot token', value: await applications.resetBotToken(app.id) } };
     let flags = BigInt(app.flags);

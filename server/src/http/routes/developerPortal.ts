@@ -9,8 +9,10 @@ import { PORTAL_SECTIONS } from '../../pages/developerPortalSections.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { ApiError } from '../ApiError.ts';
 
-const READ = { rateLimit: { bucket: 'pages.developers', limit: 120, windowMs: 60_000 } };
-const WRITE = { rateLimit: { bucket: 'pages.developers.write', limit: 30, windowMs: 60_000 } };
+// Page requests carry a cookie, not a token, so these budgets are per client address: sized for
+// a team behind one address saving settings, not for a script.
+const READ = { rateLimit: { bucket: 'pages.developers', limit: 300, windowMs: 60_000 } };
+const WRITE = { rateLimit: { bucket: 'pages.developers.write', limit: 120, windowMs: 60_000 } };
 const AppParams = Type.Object({ id: Type.String({ maxLength: 32 }) });
 const SectionParams = Type.Object({ id: Type.String({ maxLength: 32 }), section: Type.String({ maxLength: 32 }) });
 
