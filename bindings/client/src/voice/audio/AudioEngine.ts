@@ -240,12 +240,19 @@ export class AudioEngine {
     this.capture = capture;
   }
 
-  /** Opens a new track with the current settings and swaps it in; the capture worklet stays. */
+  /**
+   * Opens a new track with the current settings and swaps it in; the capture worklet (and so
+   * every call) stays. The old track is stopped first: Chromium hands a second track of the same
+   * device the processing of the one still open, so both must not be live at once.
+   */
   private async reopenMicrophone(): Promise<void> {
     const context = this.context;
     const media = mediaDevices();
     const capture = this.capture;
     if (!context || !media || !capture || !this.stream) return;
+    this.source?.disconnect();
+    for (const track of this.stream.getTracks()) track.stop();
+    this.source = undefined;
     const deviceId = this.inputDeviceId === DEFAULT_AUDIO_DEVICE_ID ? undefined : { exact: this.inputDeviceId };
     const stream = await media.getUserMedia({
       audio: { deviceId, channelCount: 1, sampleRate: 48_000, ...processingConstraints(this.processing) },
@@ -256,8 +263,6 @@ export class AudioEngine {
     }
     const source = context.createMediaStreamSource(stream);
     source.connect(capture);
-    this.source?.disconnect();
-    for (const track of this.stream?.getTracks() ?? []) track.stop();
     this.source = source;
     this.stream = stream;
   }
