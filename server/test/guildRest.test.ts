@@ -18,6 +18,7 @@ async function userWithGuildsScope(name: string): Promise<U> {
   const token = await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600);
   return { userId: g.userId, token };
 }
+const PNG = 'data:image/png;base64,iVBORw0KGgo=';
 const as = (u: U) => ({ token: u.token });
 const bot = () => ({ token: t.app.botToken, bot: true });
 
@@ -194,9 +195,11 @@ describe('members, bans, prune', () => {
   it('modifies members (flags need their permission), Modify Current Member sets nick, banner, avatar, bio', async () => {
     const { guild, text } = await newGuild();
     await join(guild.id, text.id, alice);
-    const me = await t.req('PATCH', `/guilds/${guild.id}/members/@me`, { ...as(alice), body: { nick: 'Ali', bio: 'hello there', banner: 'abc', avatar: 'def' } });
+    const me = await t.req('PATCH', `/guilds/${guild.id}/members/@me`, { ...as(alice), body: { nick: 'Ali', bio: 'hello there', banner: PNG, avatar: PNG } });
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ nick: 'Ali', bio: 'hello there', banner: 'abc', avatar: 'def', user: { id: alice.userId } });
+    expect(me.body).toMatchObject({ nick: 'Ali', bio: 'hello there', banner: expect.stringMatching(/^[0-9a-f]{32}$/), avatar: expect.stringMatching(/^[0-9a-f]{32}$/), user: { id: alice.userId } });
+    const notImage = await t.req('PATCH', `/guilds/${guild.id}/members/@me`, { ...as(alice), body: { banner: 'javascript:alert(1)' } });
+    expect([notImage.status, notImage.body.code]).toEqual([400, 50035]);
     const flagged = await t.req('PATCH', `/guilds/${guild.id}/members/${alice.userId}`, { ...as(owner), body: { flags: 4 } });
     expect(flagged.body.flags).toBe(4);
     const badFlag = await t.req('PATCH', `/guilds/${guild.id}/members/${alice.userId}`, { ...as(owner), body: { flags: 1 } });

@@ -2,6 +2,7 @@ import type { Store } from '../storage/Store.ts';
 import type { GuildChannelsTable, GuildRolesTable } from '../storage/guildSchema.ts';
 import { type GuildView, viewChannel, viewGuild } from './GuildAccess.ts';
 import { GuildErrors } from './guildErrors.ts';
+import { imageHash } from './images.ts';
 import type { GuildEvents } from './GuildEvents.ts';
 import { channelWire, guildWire, memberWire, obfuscatedChannelWire, roleWire } from './guildWire.ts';
 import { ALL_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, Permission, has, parsePermissions, type Overwrite } from './permissions.ts';
@@ -48,7 +49,7 @@ export class GuildService {
    */
   async createGuild(ownerId: string, input: { name: string; icon?: string | null; features?: string[]; tag?: string | null }) {
     const guild = await this.store.guilds.transaction(async (tx) => {
-      const g = await this.store.guilds.create(tx, { name: input.name, ownerId, icon: input.icon ?? null, features: input.features ?? [], tag: input.tag ?? null, everyonePermissions: DEFAULT_EVERYONE_PERMISSIONS.toString() });
+      const g = await this.store.guilds.create(tx, { name: input.name, ownerId, icon: imageHash(input.icon ?? null), features: input.features ?? [], tag: input.tag ?? null, everyonePermissions: DEFAULT_EVERYONE_PERMISSIONS.toString() });
       const textCat = await this.store.guilds.createChannel(tx, g.id, { type: ChannelType.GuildCategory, name: 'Text Channels', position: 0 });
       const voiceCat = await this.store.guilds.createChannel(tx, g.id, { type: ChannelType.GuildCategory, name: 'Voice Channels', position: 1 });
       const general = await this.store.guilds.createChannel(tx, g.id, { type: ChannelType.GuildText, name: 'general', position: 0, parent_id: textCat.id });
@@ -73,8 +74,8 @@ export class GuildService {
     v.require(Permission.ManageGuild);
     const set: Record<string, unknown> = {};
     if (patch.name !== undefined) set.name = patch.name;
-    if (patch.icon !== undefined) set.icon = patch.icon;
-    if (patch.banner !== undefined) set.banner = patch.banner;
+    if (patch.icon !== undefined) set.icon = imageHash(patch.icon);
+    if (patch.banner !== undefined) set.banner = imageHash(patch.banner);
     if (patch.description !== undefined) set.description = patch.description;
     if (patch.owner_id !== undefined) {
       // Ownership moves only by the owner, and only to a member.

@@ -5,6 +5,7 @@ import { GuildErrors } from './guildErrors.ts';
 import type { GuildEvents } from './GuildEvents.ts';
 import { banWire, memberWire, userWire } from './guildWire.ts';
 import { Permission, has, mayDo } from './permissions.ts';
+import { imageHash } from './images.ts';
 
 export interface MemberPatch {
   nick?: string | null;
@@ -132,8 +133,8 @@ export class MemberService {
       if (!has(v.permissions, Permission.ChangeNickname) && !has(v.permissions, Permission.ManageNicknames)) throw GuildErrors.missingPermissions();
       set.nick = patch.nick === '' ? null : patch.nick;
     }
-    if (patch.banner !== undefined) set.banner = patch.banner;
-    if (patch.avatar !== undefined) set.avatar = patch.avatar;
+    if (patch.banner !== undefined) set.banner = imageHash(patch.banner);
+    if (patch.avatar !== undefined) set.avatar = imageHash(patch.avatar);
     if (patch.bio !== undefined) set.bio = patch.bio === '' ? null : patch.bio;
     await this.store.guildMembers.update(this.store.database.db, guildId, userId, set);
     return this.memberUpdated(v, userId);
@@ -266,3 +267,4 @@ export class MemberService {
     return true;
   }
 }
+

@@ -8,7 +8,8 @@ import { GUILD_READ, GUILD_WRITE, MEMBER_READ, Snowflake, guildCaller, schemaErr
 const GuildParams = Type.Object({ guild_id: Type.String() });
 const MemberParams = Type.Object({ guild_id: Type.String(), user_id: Type.String() });
 const MemberRoleParams = Type.Object({ guild_id: Type.String(), user_id: Type.String(), role_id: Type.String() });
-const ImageHash = Type.Union([Type.String({ maxLength: 64 }), Type.Null()]);
+/** An image as a data URI (the public upload form); we keep its hash. */
+const ImageData = Type.Union([Type.String({ maxLength: 60_000, pattern: '^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$' }), Type.Null()]);
 
 /** Members (get, list, search, modify, role add/remove, kick, Modify Current Member) and bans. */
 export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -39,8 +40,8 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
       params: GuildParams,
       body: Type.Object({
         nick: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
-        banner: Type.Optional(ImageHash),
-        avatar: Type.Optional(ImageHash),
+        banner: Type.Optional(ImageData),
+        avatar: Type.Optional(ImageData),
         bio: Type.Optional(Type.Union([Type.String({ maxLength: 190 }), Type.Null()])),
       }),
     },
@@ -50,7 +51,8 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
   });
 
   r.get('/api/v10/guilds/:guild_id/members/:user_id', { ...opts, schema: { params: MemberParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
-    return s.members.getMember((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id);
+    const caller = await guildCaller(req, ctx);
+    return s.members.getMember(caller.userId, req.params.guild_id, req.params.user_id === '@me' ? caller.userId : req.params.user_id);
   });
 
   r.patch('/api/v10/guilds/:guild_id/members/:user_id', {
@@ -64,11 +66,18 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
         communication_disabled_until: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
         mute: Type.Optional(Type.Boolean()),
         deaf: Type.Optional(Type.Boolean()),
+        // Modify Current Member's fields, for the encoded @me path.
+        banner: Type.Optional(ImageData),
+        avatar: Type.Optional(ImageData),
+        bio: Type.Optional(Type.Union([Type.String({ maxLength: 190 }), Type.Null()])),
       }),
     },
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
-    return s.members.modifyMember((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.body);
+    const caller = await guildCaller(req, ctx);
+    // Clients that percent-encode the path (discord.js sends members/%40me) land here, not on the static @me route.
+    if (req.params.user_id === '@me') return s.members.modifyCurrentMember(caller.userId, req.params.guild_id, req.body);
+    return s.members.modifyMember(caller.userId, req.params.guild_id, req.params.user_id, req.body);
   });
 
   r.delete('/api/v10/guilds/:guild_id/members/:user_id', { ...opts, schema: { params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {

@@ -7,7 +7,8 @@ import { guildServicesFor } from '../../guilds/GuildServices.ts';
 import { GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller, schemaErrors } from './guildRouteHelpers.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
-const ImageData = Type.Union([Type.String({ maxLength: 64 }), Type.Null()]);
+/** An image as a data URI (the public upload form); the guild keeps its hash. */
+const ImageData = Type.Union([Type.String({ maxLength: 60_000, pattern: '^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$' }), Type.Null()]);
 
 /** Guilds: create (users only), get, modify, the caller's guilds, leave, prune. */
 export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
