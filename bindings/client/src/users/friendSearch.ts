@@ -11,12 +11,12 @@ export const FRIEND_SEARCH_MAX_LENGTH = 32;
  * native method is const). Case-insensitive. A name scores the distance from the query to the
  * name's closest prefix of the query's length, so "ali" finds "alice_92" at 0 and "alcie" finds
  * "alice" at 2; a name containing the query scores 0. A friend matches when the better of the
- * two names scores at most a quarter of the query's length (at least 1). Best first, then by
+ * two names scores at most a third of the query's length, rounded up. Best first, then by
  * display name, then ID.
  */
 export function searchFriends(state: ClientState, query: string): string[] {
   const needle = query.trim().toLowerCase();
-  const allowed = Math.max(1, Math.floor(needle.length / 4));
+  const allowed = Math.ceil(needle.length / 3);
   const scored: { id: string; score: number; name: string }[] = [];
   for (const record of state.social.relationships.values()) {
     if (record.type !== RelationshipType.Friend && record.gameType !== RelationshipType.Friend) continue;
