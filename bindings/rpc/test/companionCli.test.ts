@@ -134,7 +134,7 @@ describe('social-layer companion', () => {
     const url = await waitFor(() => /open (\S+\/activate\?user_code=\S+)/.exec(run.output())?.[1], 'the sign-in URL', 30_000);
     const page = new PageSession(env.url);
     await page.signUp('cli_newcomer');
-    const code = new URL(url).searchParams.get('user_code')!;
+    const code = new URL(url!).searchParams.get('user_code')!;
     const form = await page.get(`/activate?user_code=${encodeURIComponent(code)}`);
     const consent = await page.post('/activate', { csrf: PageSession.csrf(form.text), user_code: code });
     await page.post('/activate/decision', { ...PageSession.hiddenFields(consent.text), decision: 'allow' });

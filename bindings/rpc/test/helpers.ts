@@ -9,6 +9,7 @@ import { PageSession } from '../../../server/test/oauthHelpers.ts';
 import { Companion, type CompanionOptions } from '../src/companion/Companion.ts';
 import { deviceSignIn } from '../src/companion/deviceSignIn.ts';
 import { RestApi } from '../src/companion/RestApi.ts';
+import type { StoredToken } from '../src/companion/tokenStore.ts';
 
 export interface Env {
   server: RunningServer;
@@ -48,6 +49,8 @@ export interface Account {
   login: string;
   userId: string;
   token: string;
+  /** The device flow's answer as the companion stores it (refresh token, expiry, application). */
+  stored: StoredToken;
   page: PageSession;
 }
 
@@ -69,7 +72,7 @@ export async function signedInAccount(env: Env, login: string, clientId = env.ap
     },
   });
   const me = await env.api('GET', '/users/@me', token.access_token);
-  return { login, userId: me.body.id, token: token.access_token, page };
+  return { login, userId: me.body.id, token: token.access_token, stored: token, page };
 }
 
 /** Makes two accounts platform friends over REST. */

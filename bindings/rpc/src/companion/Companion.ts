@@ -25,6 +25,10 @@ export interface CompanionOptions {
   /** How often game pids are checked (default 1000 ms). */
   pidPollMs?: number;
   limits?: Partial<ConnectionLimits>;
+  /** Called with every token after one was refreshed, so the caller can store them. */
+  onTokensRefreshed?: (tokens: StoredToken[]) => void;
+  /** Refresh a token this long before it expires (default one day). */
+  refreshMarginMs?: number;
   /** One line per notable event; never given a token. */
   log?: (line: string) => void;
 }
@@ -34,6 +38,8 @@ interface AppSession {
   applicationId: string;
   applicationName: string;
   token: string;
+  /** The stored form (refresh token, expiry), kept current for onTokensRefreshed. */
+  stored: StoredToken;
   scopes: string[];
   user: any;
   gateway: PlayerGateway | undefined;
@@ -68,6 +74,7 @@ export class Companion implements RpcHandler {
   private readonly pids: PidWatch;
   private gatewayUrl: string | undefined;
   private readonly log: (line: string) => void;
+  private refreshTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly options: CompanionOptions) {
     this.rest = new RestApi(options.serverUrl);
@@ -87,7 +94,11 @@ export class Companion implements RpcHandler {
 
   /** Checks every token with the platform, then listens; resolves with the socket path. */
   async start(): Promise<string> {
-    for (const [i, t] of this.options.tokens.entries()) {
+    let refreshed = false;
+    for (const [i, given] of this.options.tokens.entries()) {
+      const t = { ...given };
+      // A token due for refresh is refreshed before use (its application is known from sign-in).
+      if (t.application_id && this.refreshDue(t)) refreshed = (await this.refresh(t).then(() => true, () => false)) || refreshed;
       const me = await this.rest.request('GET', '/oauth2/@me', t.access_token);
       if (me.status !== 200 || !me.body?.application?.id) throw new Error(`Token ${i + 1} was refused by the server (HTTP ${me.status}); sign in again`);
       const id = String(me.body.application.id);
@@ -95,6 +106,7 @@ export class Companion implements RpcHandler {
         applicationId: id,
         applicationName: String(me.body.application.name ?? ''),
         token: t.access_token,
+        stored: { ...t, application_id: id },
         scopes: Array.isArray(me.body.scopes) ? me.body.scopes : [],
         user: me.body.user ?? (await this.rest.request('GET', '/users/@me', t.access_token)).body,
         gateway: undefined,
@@ -105,12 +117,16 @@ export class Companion implements RpcHandler {
       });
     }
     if (this.apps.size === 0) throw new Error('No signed-in application');
+    if (refreshed) this.options.onTokensRefreshed?.(this.storedTokens());
+    this.refreshTimer = setInterval(() => void this.refreshAll(), 60 * 60_000);
+    this.refreshTimer.unref?.();
     const path = await this.ipc.listen();
     this.log(`listening on ${path} for ${[...this.apps.values()].map((a) => `${a.applicationName} (${a.applicationId})`).join(', ')}`);
     return path;
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.refreshTimer);
     this.pids.stop();
     await this.ipc.close();
     for (const app of this.apps.values()) {
@@ -292,7 +308,7 @@ export class Companion implements RpcHandler {
         if (!this.gatewayUrl) throw new Error('no gateway url');
         const gateway = new PlayerGateway({
           url: this.gatewayUrl,
-          token: app.token,
+          token: () => app.token,
           onDispatch: (event, data) => this.onGatewayDispatch(app, event, data),
           onFatal: (code) => {
             this.log(`the player session for ${app.applicationId} ended (${code})`);
@@ -378,6 +394,40 @@ export class Companion implements RpcHandler {
     if (r.status === 403) return new RpcError(RpcErrorCode.InvalidPermissions, 'Missing permissions or scope');
     if (r.status === 429) return new RpcError(RpcErrorCode.UnknownError, 'Rate limited by the platform; retry later');
     return new RpcError(RpcErrorCode.UnknownError, `The platform answered HTTP ${r.status}`);
+  }
+
+  // ---- token refresh ------------------------------------------------------------------------
+
+  private refreshDue(t: StoredToken): boolean {
+    return !!t.refresh_token && t.expires_at !== undefined && t.expires_at - Date.now() < (this.options.refreshMarginMs ?? 24 * 60 * 60_000);
+  }
+
+  /** The refresh grant (public client: client_id only); updates `t` in place. */
+  private async refresh(t: StoredToken): Promise<void> {
+    const r = await this.rest.request('POST', '/oauth2/token', undefined, undefined, { grant_type: 'refresh_token', client_id: t.application_id!, refresh_token: t.refresh_token! });
+    if (r.status !== 200 || typeof r.body?.access_token !== 'string') throw new Error(`refresh refused (HTTP ${r.status})`);
+    t.access_token = r.body.access_token;
+    if (typeof r.body.refresh_token === 'string') t.refresh_token = r.body.refresh_token;
+    if (typeof r.body.expires_in === 'number') t.expires_at = Date.now() + r.body.expires_in * 1000;
+    this.log(`refreshed the token of ${t.application_id}`);
+  }
+
+  private async refreshAll(): Promise<void> {
+    for (const app of this.apps.values()) {
+      if (!this.refreshDue(app.stored)) continue;
+      try {
+        await this.refresh(app.stored);
+        app.token = app.stored.access_token;
+        this.options.onTokensRefreshed?.(this.storedTokens());
+      } catch {
+        this.log(`could not refresh the token of ${app.applicationId}; sign in again when it expires`);
+      }
+    }
+  }
+
+  /** The tokens as they should be stored now. */
+  storedTokens(): StoredToken[] {
+    return this.apps.size > 0 ? [...this.apps.values()].map((a) => ({ ...a.stored })) : this.options.tokens.map((t) => ({ ...t }));
   }
 
   // ---- presence lifetime --------------------------------------------------------------------

@@ -7,7 +7,8 @@ const COMPANION_INTENTS = (1 << 0) | (1 << 9);
 export interface PlayerGatewayOptions {
   /** `ws://host/gateway` from `GET /api/v10/gateway`. */
   url: string;
-  token: string;
+  /** The player's current token (it changes when the companion refreshes it). */
+  token: () => string;
   /** Every dispatch (READY and RESUMED included). */
   onDispatch(event: string, data: any): void;
   /** The token was refused (4004) or the session can never come back. */
@@ -101,9 +102,9 @@ export class PlayerGateway {
           this.awaitingAck = true;
           this.send(GatewayOpcode.Heartbeat, this.seq);
         }, p.d.heartbeat_interval);
-        if (this.sessionId) this.send(GatewayOpcode.Resume, { token: this.options.token, session_id: this.sessionId, seq: this.seq });
+        if (this.sessionId) this.send(GatewayOpcode.Resume, { token: this.options.token(), session_id: this.sessionId, seq: this.seq });
         // GUILDS and GUILD_MESSAGES: GUILD_UPDATE feeds GUILD_STATUS, MESSAGE_* the message events.
-        else this.send(GatewayOpcode.Identify, { token: this.options.token, intents: COMPANION_INTENTS, properties: { os: process.platform, browser: 'social-layer-companion', device: 'social-layer-companion' } });
+        else this.send(GatewayOpcode.Identify, { token: this.options.token(), intents: COMPANION_INTENTS, properties: { os: process.platform, browser: 'social-layer-companion', device: 'social-layer-companion' } });
         return;
       }
       case GatewayOpcode.HeartbeatAck:

@@ -57,11 +57,12 @@ export async function companionMain(argv: string[]): Promise<number> {
   const rest = new RestApi(serverUrl);
 
   let tokens: StoredToken[];
+  // Refreshed tokens go back to the file they came from (the old refresh token stops working).
+  const file = values['token-file'] ?? defaultTokenFile();
   try {
     if (values['token-file']) {
-      tokens = readTokenFile(values['token-file']);
+      tokens = readTokenFile(file);
     } else {
-      const file = defaultTokenFile();
       tokens = existsSync(file) ? readTokenFile(file) : [];
       if (clientId && !tokens.some((t) => t.application_id === clientId)) {
         const token = await deviceSignIn({
@@ -85,7 +86,20 @@ export async function companionMain(argv: string[]): Promise<number> {
     return 1;
   }
 
-  const companion = new Companion({ serverUrl, tokens, ipcName: values['ipc-name'] ?? DEFAULT_IPC_NAME, openUrl: opener, log: say });
+  const companion = new Companion({
+    serverUrl,
+    tokens,
+    ipcName: values['ipc-name'] ?? DEFAULT_IPC_NAME,
+    openUrl: opener,
+    log: say,
+    onTokensRefreshed: (fresh) => {
+      try {
+        writeTokenFile(file, fresh);
+      } catch {
+        say(`could not save the refreshed token to ${file}`);
+      }
+    },
+  });
   try {
     await companion.start();
   } catch (err) {
