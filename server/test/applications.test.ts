@@ -198,6 +198,34 @@ describe('approval: pre-approval budgets', () => {
     expect(Number(after.headers.get('x-ratelimit-limit'))).toBeGreaterThan(0);
   });
 
+  it('covers every lobby and message write route that exists, for Bot and Bearer callers alike', async () => {
+    const app = await t.server.createApplication({ name: 'Covered', approval: 'pre_approval' });
+    const a = await guestOf(t, app.id);
+    const b = await guestOf(t, app.id);
+    const bId = (await t.req('GET', '/users/@me', { token: b })).body.id;
+    const bot = { token: app.botToken, bot: true };
+    const lobby = (await t.req('POST', '/lobbies', { ...bot, body: {} })).body.id as string;
+    const writes: [string, string, { token: string; bot?: boolean }, unknown][] = [
+      ['PUT', '/lobbies', { token: a }, { secret: 'covered' }],
+      ['POST', '/lobbies', bot, {}],
+      ['PUT', `/lobbies/${lobby}/members/${bId}`, bot, {}],
+      ['POST', `/lobbies/${lobby}/members/bulk`, bot, [{ id: bId }]],
+      ['POST', `/lobbies/${lobby}/messages`, { token: b }, { content: 'hello' }],
+      ['DELETE', `/lobbies/${lobby}/members/@me`, { token: b }, undefined],
+      ['DELETE', `/lobbies/${lobby}/members/${bId}`, bot, undefined],
+      ['POST', `/users/${bId}/messages`, { token: a }, { content: 'hi' }],
+      ['PATCH', `/users/${bId}/messages/${'1'.repeat(18)}`, { token: a }, { content: 'edited' }],
+    ];
+    let remaining = 99; // the POST /lobbies above was the first
+    for (const [method, path, who, body] of writes) {
+      const r = await t.req(method, path, { ...who, ...(body !== undefined ? { body } : {}) });
+      expect(r.headers.get('x-ratelimit-budget'), `${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`).toBe('pre-approval');
+      expect(r.headers.get('x-ratelimit-remaining'), `${method} ${path}`).toBe(String(--remaining));
+    }
+    // Reads and deletes of whole lobbies are not in the budget.
+    expect((await t.req('GET', `/lobbies/${lobby}`, bot)).headers.get('x-ratelimit-budget')).toBeNull();
+  });
+
   it('counts direct messages as message writes too', async () => {
     const app = await t.server.createApplication({ name: 'Chatty', approval: 'pre_approval' });
     const a = await guestOf(t, app.id);
