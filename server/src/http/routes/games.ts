@@ -3,13 +3,19 @@ import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../../ServerContext.ts';
+import { Nullable, Redirect, Snowflake, Type } from '../schemas/index.ts';
+
+const GameConfig = Type.Object(
+  { applicationId: Nullable(Snowflake('The application the hosted games use')), apiBase: Type.String({ description: 'Origin of this server' }) },
+  { title: 'GameConfig' },
+);
 
 /**
  * Hosts the built sample games under /games/<name>/ and tells them which application to use
  * (`/games/config.json`), so `npm start` is all a developer needs to play them.
  */
 export async function gameRoutes(app: FastifyInstance, ctx: ServerContext, samplesDir: string, applicationId: () => Promise<string | undefined>): Promise<string[]> {
-  app.get('/games/config.json', async (req, reply) => {
+  app.get('/games/config.json', { schema: { summary: 'Which application the hosted sample games use', tags: ['games'], response: { 200: GameConfig } } }, async (req, reply) => {
     void reply.header('cache-control', 'no-store');
     return { applicationId: (await applicationId()) ?? null, apiBase: ctx.publicHttpUrl(req.raw) };
   });
@@ -24,7 +30,16 @@ export async function gameRoutes(app: FastifyInstance, ctx: ServerContext, sampl
     }
   }
   // The landing page lists every hosted game; with exactly one, it goes straight there.
-  app.get('/', async (_req, reply) => {
+  app.get(
+    '/',
+    {
+      schema: {
+        summary: 'Landing page: the hosted games (one game: straight there)',
+        tags: ['games'],
+        response: { 200: { description: 'Games list (HTML), or a text line when none is built', content: { 'text/html': { schema: Type.String() }, 'text/plain': { schema: Type.String() } } }, 302: Redirect('The one hosted game') },
+      },
+    },
+    async (_req, reply) => {
     if (served.length === 1) return reply.redirect(`/games/${served[0]}/`);
     if (served.length === 0) return reply.type('text/plain').send('Social Layer is running. No game is built: run `npm run build`.');
     const links = served.map((name) => `<li><a href="/games/${name}/">${name}</a></li>`).join('');

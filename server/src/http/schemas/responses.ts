@@ -194,8 +194,8 @@ export const AnyObject = (description: string) => Type.Record(Type.String(), Typ
 /** An HTML page. */
 export const HtmlPage = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
 
-/** A redirect (303 after a form, 302 for OAuth2), with no body. */
-export const Redirect = (description: string) => ({ description, type: 'null' }) as const;
+/** A redirect (303 after a form, 302 for OAuth2), with no body; `Location` says where. */
+export const Redirect = (description: string) => Type.Unsafe<void>({ type: 'null', description });
 
-/** 204. */
-export const NoContent = { description: 'No content', type: 'null' } as const;
+/** 204: no body. */
+export const NoContent = Type.Unsafe<void>({ type: 'null', description: 'No content' });
