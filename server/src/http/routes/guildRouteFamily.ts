@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../../ServerContext.ts';
 import { channelRoutes } from './channels.ts';
+import { guildBotAuthorizeRoutes } from './guildBotAuthorize.ts';
 import { guildInviteRoutes } from './guildInvites.ts';
 import { guildMemberRoutes } from './guildMembers.ts';
 import { guildRoleRoutes } from './guildRoles.ts';
@@ -13,4 +14,5 @@ export function guildRouteFamily(app: FastifyInstance, ctx: ServerContext): void
   guildRoleRoutes(app, ctx);
   guildMemberRoutes(app, ctx);
   guildInviteRoutes(app, ctx);
+  guildBotAuthorizeRoutes(app, ctx);
 }

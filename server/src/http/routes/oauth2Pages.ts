@@ -5,6 +5,7 @@ import { messagePage } from '../../pages/accountPages.ts';
 import { activatePage, consentPage, deviceConsentPage } from '../../pages/oauthPages.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { formOf } from './accountPages.ts';
+import { botAuthorizeGet } from './guildBotAuthorize.ts';
 
 /** The request parameters the consent form carries back (everything but csrf and decision). */
 const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'scope', 'state', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'nonce', 'prompt', 'integration_type'];
@@ -34,6 +35,8 @@ export function oauth2PageRoutes(app: FastifyInstance, ctx: ServerContext): void
 
   app.get('/oauth2/authorize', async (req, reply) => {
     const q = queryOf(req);
+    // The bot scope adds a bot to a guild (issue 10): its own page, in guildBotAuthorize.ts.
+    if ((q.get('scope') ?? '').split(/[ +]/).includes('bot')) return botAuthorizeGet(ctx, req, reply, q);
     const check = await ctx.oauth.checkAuthorize(q);
     if ('page' in check) return showError(reply, check.page);
     if ('redirect' in check) return reply.redirect(check.redirect, 302);

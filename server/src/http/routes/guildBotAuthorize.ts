@@ -1,0 +1,78 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { currentWebUser, pageHeaders, sameOrigin } from '../../accounts/webSession.ts';
+import { BotAuthorization, type BotAuthorizeRequest } from '../../guilds/BotAuthorization.ts';
+import { guildServicesFor } from '../../guilds/GuildServices.ts';
+import { messagePage } from '../../pages/accountPages.ts';
+import { botAuthorizePage } from '../../pages/botAuthorizePage.ts';
+import type { ServerContext } from '../../ServerContext.ts';
+import { formOf } from './accountPages.ts';
+
+/** The parameters the bot page's form carries back. */
+const BOT_PARAMS = ['client_id', 'scope', 'permissions', 'redirect_uri', 'state', 'disable_guild_select'];
+
+function authorization(ctx: ServerContext): BotAuthorization {
+  return new BotAuthorization(ctx.store, guildServicesFor(ctx.store, ctx.bus));
+}
+
+function render(reply: FastifyReply, ctx: ServerContext, a: BotAuthorization, req: BotAuthorizeRequest, q: URLSearchParams, me: { user: { id: string; username: string; global_name: string | null }; csrf: string }, guilds: { id: string; name: string }[], error?: string, status = 200) {
+  const params: Record<string, string | undefined> = {};
+  for (const k of BOT_PARAMS) params[k] = q.get(k) ?? undefined;
+  void ctx;
+  return pageHeaders(reply).code(status).send(
+    botAuthorizePage({
+      appName: req.application.name,
+      userName: me.user.global_name ?? me.user.username,
+      guilds,
+      ...(req.guildId ? { selected: req.guildId } : {}),
+      lockGuild: req.disableGuildSelect && req.guildId !== undefined,
+      permissions: a.permissionNames(req.permissions),
+      csrf: me.csrf,
+      params,
+      ...(error ? { error } : {}),
+    }),
+  );
+}
+
+/**
+ * GET /oauth2/authorize with the `bot` scope: the oauth2 page routes hand the request here
+ * (oauth2Pages.ts), since a bot authorization picks a guild instead of issuing a code.
+ */
+export async function botAuthorizeGet(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, q: URLSearchParams) {
+  const a = authorization(ctx);
+  const check = await a.check(q);
+  if (typeof check === 'string') return pageHeaders(reply).code(400).send(messagePage('Authorization failed', check));
+  const me = await currentWebUser(ctx, req);
+  if (!me) return reply.redirect(`/login?next=${encodeURIComponent(req.raw.url ?? '/account')}`, 303);
+  return render(reply, ctx, a, check, q, me, await a.manageableGuilds(me.user.id));
+}
+
+/** The bot page's decision: adds the bot to the chosen guild, then back to the redirect URI (if any) with guild_id and permissions. */
+export function guildBotAuthorizeRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  app.post('/oauth2/authorize/bot', { config: { rateLimit: { bucket: 'oauth2.authorize.bot', limit: 30, windowMs: 60_000 } } }, async (req, reply) => {
+    const form = formOf(req);
+    const q = new URLSearchParams();
+    for (const k of BOT_PARAMS) for (const v of form.getAll(k)) q.append(k, v);
+    const guildId = form.get('guild_id') ?? '';
+    if (guildId) q.set('guild_id', guildId);
+    const a = authorization(ctx);
+    const check = await a.check(q);
+    if (typeof check === 'string') return pageHeaders(reply).code(400).send(messagePage('Authorization failed', check));
+    const me = await currentWebUser(ctx, req);
+    if (!me) return reply.redirect('/login', 303);
+    if (!sameOrigin(ctx, req) || form.get('csrf') !== me.csrf) return pageHeaders(reply).code(403).send(messagePage('Not allowed', 'This form has expired. Start again.'));
+    const back = (extra: Record<string, string>) => {
+      const u = new URL(check.redirectUri!);
+      for (const [k, v] of Object.entries(extra)) u.searchParams.set(k, v);
+      if (check.state !== undefined) u.searchParams.set('state', check.state);
+      return u.toString();
+    };
+    if (form.get('decision') !== 'allow') {
+      if (check.redirectUri) return reply.redirect(back({ error: 'access_denied' }), 303);
+      return pageHeaders(reply).send(messagePage('Cancelled', 'The bot was not added.', 'notice'));
+    }
+    const result = await a.install(check, me.user.id, guildId);
+    if (typeof result === 'string') return render(reply, ctx, a, check, q, me, await a.manageableGuilds(me.user.id), result, 400);
+    if (check.redirectUri) return reply.redirect(back({ guild_id: guildId, permissions: check.permissions.toString() }), 303);
+    return pageHeaders(reply).send(messagePage(`${check.application.name} was added`, 'The bot is now a member of your server.', 'notice'));
+  });
+}
