@@ -8,7 +8,7 @@ export { DEFAULT_LIMITS, IpcConnection, type ConnectionLimits, type RpcHandler }
 export { IpcServer, type IpcServerOptions } from './IpcServer.ts';
 export { companionSocketExists, RpcClient, type CloseInfo, type RpcClientOptions } from './RpcClient.ts';
 export { Companion, type CompanionOptions } from './companion/Companion.ts';
-export { COMPANION_USAGE, companionMain } from './companion/cli.ts';
+export { COMPANION_OPTIONS, COMPANION_USAGE, companionMain, runCompanion, type CompanionCliValues } from './companion/cli.ts';
 export { deviceSignIn, type DeviceSignInArgs } from './companion/deviceSignIn.ts';
 export type { UrlOpener } from './companion/authorizeFlow.ts';
 export { defaultTokenFile, readTokenFile, TokenFileError, userConfigDir, writeTokenFile, type StoredToken } from './companion/tokenStore.ts';

@@ -58,6 +58,10 @@ describe('social-layer companion', () => {
     expect(open.output()).toContain('readable by other users');
     expect(open.output()).not.toContain(player.token);
 
+    const bad = companionProcess(['--server', env.url, '--no-such-option']);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output()).toContain('social-layer companion [--server URL]');
+
     const fake = 'X'.repeat(43);
     const refused = companionProcess(['--server', env.url, '--token-file', tokenFile([fake])]);
     expect(await refused.exited).toBe(1);

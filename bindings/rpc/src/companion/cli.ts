@@ -18,22 +18,30 @@ export const COMPANION_USAGE = `  social-layer companion [--server URL] [--ipc-n
       uses that file instead and skips the sign-in; it must not be readable by others.
 `;
 
-/** `social-layer companion ...`: runs until SIGINT/SIGTERM. Returns an exit code, or -1 while running. */
+/** The companion's command-line options (node:util parseArgs), shared with the server's CLI module. */
+export const COMPANION_OPTIONS = {
+  server: { type: 'string' },
+  'ipc-name': { type: 'string' },
+  'token-file': { type: 'string' },
+  'client-id': { type: 'string' },
+  scopes: { type: 'string' },
+  'no-browser': { type: 'boolean' },
+} as const;
+
+export interface CompanionCliValues {
+  server?: string;
+  'ipc-name'?: string;
+  'token-file'?: string;
+  'client-id'?: string;
+  scopes?: string;
+  'no-browser'?: boolean;
+}
+
+/** `companion ...` from raw arguments (tests, or a bin of its own). Returns an exit code, or -1 while running. */
 export async function companionMain(argv: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        server: { type: 'string' },
-        'ipc-name': { type: 'string' },
-        'token-file': { type: 'string' },
-        'client-id': { type: 'string' },
-        scopes: { type: 'string' },
-        'no-browser': { type: 'boolean' },
-        help: { type: 'boolean' },
-      },
-    }));
+    ({ values } = parseArgs({ args: argv, options: { ...COMPANION_OPTIONS, help: { type: 'boolean' } }, strict: true, allowPositionals: false }));
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${COMPANION_USAGE}`);
     return 2;
@@ -42,6 +50,14 @@ export async function companionMain(argv: string[]): Promise<number> {
     process.stdout.write(COMPANION_USAGE);
     return 0;
   }
+  return runCompanion(values);
+}
+
+/**
+ * `social-layer companion`: signs in when asked, then serves until SIGINT/SIGTERM. Returns an
+ * exit code (2 bad input, 1 failure), or -1 while running.
+ */
+export async function runCompanion(values: CompanionCliValues): Promise<number> {
   const serverUrl = (values.server ?? process.env.SOCIAL_LAYER_SERVER ?? 'http://localhost:3333').replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+$/.test(serverUrl)) {
     process.stderr.write(`--server must be an http(s) origin, e.g. http://localhost:3333\n`);
