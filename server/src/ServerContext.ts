@@ -4,6 +4,7 @@ import type { EventBus } from './events/EventBus.ts';
 import type { LobbyService } from './lobbies/LobbyService.ts';
 import type { Logger } from './log/Logger.ts';
 import type { RateLimiter } from './http/RateLimiter.ts';
+import type { SessionStartLimit } from './gateway/SessionStartLimit.ts';
 import type { AccountServices } from './accounts/accountServices.ts';
 import type { SocialServices } from './social/SocialServices.ts';
 import type { Store } from './storage/Store.ts';
@@ -28,16 +29,10 @@ export interface ServerContext extends AccountServices {
   webhooks: WebhookService;
   /** Null when rate limits are off (benchmarks measuring raw throughput). */
   rateLimiter: RateLimiter | null;
-  /** http(s)://host:port as the caller reached us. */
-  publicHttpUrl(req: IncomingMessage): string;
-  /** ws(s)://host:port/gateway as the caller reached us. */
-  publicWsUrl(req: IncomingMessage): string;
-}
-
-/** The origin the request was addressed to, so URLs we hand out work from where the client is. */
-export function requestOrigin(req: IncomingMessage, fallbackHost: string): { secure: boolean; host: string } {
-  const forwardedProto = req.headers['x-forwarded-proto'];
-  const secure = (typeof forwardedProto === 'string' && forwardedProto.split(',')[0]!.trim() === 'https') || Boolean((req.socket as { encrypted?: boolean }).encrypted);
-  const host = typeof req.headers.host === 'string' && /^[A-Za-z0-9.\-:[\]]+$/.test(req.headers.host) ? req.headers.host : fallbackHost;
-  return { secure, host };
+  /** Gateway Identify budgets (GET /gateway/bot); null when rate limits are off. */
+  sessionStarts: SessionStartLimit | null;
+  /** The configured public origin, http(s)://host:port (http/publicUrl.ts); never the request's Host. */
+  publicHttpUrl(req?: IncomingMessage): string;
+  /** ws(s)://host:port/gateway from the same public origin. */
+  publicWsUrl(req?: IncomingMessage): string;
 }

@@ -3,5 +3,5 @@ export type { CreatedApplication } from './storage/ApplicationRepo.ts';
 export type { DatabaseConfig } from './storage/database.ts';
 export { openDatabase } from './storage/database.ts';
 export { Store } from './storage/Store.ts';
-export { Logger, redact, type LogLevel, type LogSink } from './log/Logger.ts';
+export { createLogger, redact, type Logger, type LogLevel, type LogSink } from './log/Logger.ts';
 export { LocalEventBus, type EventBus, type Dispatch } from './events/EventBus.ts';

@@ -7,16 +7,20 @@ import { type EventBus, LocalEventBus } from './events/EventBus.ts';
 import { RedisEventBus } from './events/RedisEventBus.ts';
 import { RedisRateLimitStore } from './events/RedisRateLimitStore.ts';
 import { GatewayServer } from './gateway/GatewayServer.ts';
+import { SessionStartLimit } from './gateway/SessionStartLimit.ts';
 import { createHttpApp } from './http/createHttpApp.ts';
 import { RateLimiter } from './http/RateLimiter.ts';
 import { UpgradeRouter } from './http/UpgradeRouter.ts';
+import { type RouteBudget, routeBudgets } from './http/rateLimitHooks.ts';
+import { capConnectionsPerAddress, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './http/connectionLimits.ts';
 import { gameRoutes } from './http/routes/games.ts';
 import { LobbyService } from './lobbies/LobbyService.ts';
 import { type AccountsOptions, type ApplicationSettings, configureApplication, createAccountServices } from './accounts/accountServices.ts';
 import type { AccountService } from './accounts/AccountService.ts';
 import { SocialServices } from './social/SocialServices.ts';
-import { Logger, type LogLevel, type LogSink } from './log/Logger.ts';
-import { type ServerContext, requestOrigin } from './ServerContext.ts';
+import { createLogger, type LogLevel, type LogSink } from './log/Logger.ts';
+import type { ServerContext } from './ServerContext.ts';
+import { PublicUrl } from './http/publicUrl.ts';
 import type { ApprovalState, CreatedApplication } from './storage/ApplicationRepo.ts';
 import { type DatabaseConfig, openDatabase } from './storage/database.ts';
 import { Store } from './storage/Store.ts';
@@ -34,6 +38,9 @@ import { startWebhooks, type WebhookOptions } from './webhooks/startWebhooks.ts'
 import type { WebhookService } from './webhooks/WebhookService.ts';
 
 export interface ServerOptions {
+/** Concurrent Gateway sockets per client address (issue 9, fix 8): room for a household or a LAN party behind one NAT. */
+const DEFAULT_MAX_GATEWAY_SOCKETS_PER_ADDRESS = 64;
+
   /** 0 picks a free port. Default: SOCIAL_LAYER_PORT or 3333. */
   port?: number;
   host?: string;
@@ -57,9 +64,22 @@ export interface ServerOptions {
   bus?: EventBus;
   /** Redis for pub/sub between server nodes (scale-out); without it the bus is in-process. */
   redisUrl?: string;
-  /** HTTP rate limits with the public headers. Default on; benchmarks of raw throughput turn them off. */
+  /**
+   * The platform's public origin (http(s)://host[:port]), from which apiBase, the Gateway URL and
+   * the OIDC issuer are built. Default: SOCIAL_LAYER_PUBLIC_URL, else the listen address. Never
+   * taken from a request's Host header.
+   */
+  publicUrl?: string;
+  /**
+   * HTTP rate limits with the public headers, and the per-address caps on connections and Gateway
+   * sockets. Default on; benchmarks of raw throughput turn them off.
+   */
   rateLimits?: boolean;
   /**
+  /** Simultaneous TCP connections (HTTP and WebSocket) per client address. Default 128. */
+  maxConnectionsPerAddress?: number;
+  /** Concurrent Gateway sockets per client address. Default 64. */
+  maxGatewaySocketsPerAddress?: number;
    * Development mode (`--dev`, SOCIAL_LAYER_DEV=1): http and loopback URLs are accepted where
    * production refuses them (config/urlPolicy.ts). Default false.
    */
@@ -98,6 +118,8 @@ export interface RunningServer {
   /** The voice gateway, for tests and diagnostics (relay statistics, forwarded payloads). */
   voice: VoiceGatewayServer;
   /** Runs the idle-lobby sweep now (it also runs on an interval); returns how many were deleted. */
+  /** Every HTTP route with its rate budget (routes that declare none have the default one). */
+  routes(): readonly RouteBudget[];
   sweepIdleLobbies(): Promise<number>;
   close(): Promise<void>;
 }
@@ -105,7 +127,7 @@ export interface RunningServer {
 const REPO_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const log = new Logger(options.logLevel ?? 'warn', options.logSink);
+  const log = createLogger({ level: options.logLevel ?? 'warn', sink: options.logSink });
   const dataDir = resolve(options.dataDir ?? process.env.SOCIAL_LAYER_DATA ?? './data');
   const database = await openDatabase(options.database ?? { dialect: 'sqlite', file: join(dataDir, 'social-layer.sqlite') });
   const store = new Store(database);
@@ -117,17 +139,18 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     bus = redis;
   } else bus = new LocalEventBus();
   const connections = new ConnectionTracker(options.presenceGraceMs ?? 5000);
-  const lobbies = new LobbyService(store, bus, connections, log.child('lobbies'));
-  const social = new SocialServices(store, bus, connections, log.child('social'));
+  const lobbies = new LobbyService(store, bus, connections, log.child({ scope: 'lobbies' }));
+  const social = new SocialServices(store, bus, connections, log.child({ scope: 'social' }));
   const port = options.port ?? Number(process.env.SOCIAL_LAYER_PORT ?? 3333);
   const host = options.host ?? '127.0.0.1';
-  const fallbackHost = `${host}:${port}`;
+  const publicUrl = new PublicUrl(options.publicUrl ?? process.env.SOCIAL_LAYER_PUBLIC_URL);
 
   // With Redis, every node draws on one budget per caller; alone, the counters stay in memory.
   const rateLimiter = options.rateLimits === false ? null : new RateLimiter(options.redisUrl ? new RedisRateLimitStore(options.redisUrl) : undefined);
   const accountServices = createAccountServices(store, log, options.accounts);
   const urlPolicy = new UrlPolicy(options.dev === true);
   const webhooks = await startWebhooks(store, log.child({ scope: 'webhooks' }), options.dev === true, options.webhooks);
+  const sessionStarts = rateLimiter ? new SessionStartLimit(rateLimiter.store) : null;
   const ctx: ServerContext = {
     urlPolicy,
     webhooks: webhooks.service,
@@ -138,22 +161,20 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     bus,
     connections,
     lobbies,
+    sessionStarts,
     social,
     log,
-    publicHttpUrl: (req) => {
-      const o = requestOrigin(req, fallbackHost);
-      return `${o.secure ? 'https' : 'http'}://${o.host}`;
-    },
-    publicWsUrl: (req) => {
-      const o = requestOrigin(req, fallbackHost);
-      return `${o.secure ? 'wss' : 'ws'}://${o.host}/gateway`;
-    },
+    // Never the request's Host (issue 9, fix 7): configuration, or the listen address.
+    publicHttpUrl: () => publicUrl.http(),
+    publicWsUrl: () => publicUrl.gateway(),
   };
 
   const app = await createHttpApp(ctx);
   if (options.serveSamples ?? true) {
     await gameRoutes(app, ctx, options.samplesDir ?? join(REPO_ROOT, 'samples'), async () => (await store.applications.first())?.id);
   }
+  // One address cannot hold every socket (issue 9, fix 3); see http/connectionLimits.ts.
+  if (options.rateLimits !== false) capConnectionsPerAddress(app.server, options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
   await app.ready();
 
   const upgrades = new UpgradeRouter(app.server);
@@ -167,6 +188,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       authenticate: async (token) => {
         const grant = await store.tokens.resolve(token);
         if (grant) {
+      ...(sessionStarts ? { sessionStarts, maxSocketsPerAddress: options.maxGatewaySocketsPerAddress ?? DEFAULT_MAX_GATEWAY_SOCKETS_PER_ADDRESS } : {}),
           const user = await store.users.get(grant.userId);
           return user ? { kind: 'bearer', user: userToWire(user), applicationId: grant.applicationId } : undefined;
         }
@@ -179,18 +201,18 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     bus,
     connections,
     lobbies,
-    log.child('gateway'),
+    log.child({ scope: 'gateway' }),
   );
   // Revoked tokens close their live Gateway sessions with 4004.
   accountServices.accounts.gateway = gateway;
 
   gateway.social = social;
   gateway.guilds = new GuildGateway(guildServicesFor(store, bus), bus);
-  const voiceStates = new VoiceStateService(store, bus, log.child('voice'));
+  const voiceStates = new VoiceStateService(store, bus, log.child({ scope: 'voice' }));
   gateway.voice = voiceStates;
   lobbies.voiceStates = (lobbyId) => voiceStates.voiceStates(lobbyId);
   lobbies.onMemberGone((lobbyId, userId) => {
-    voiceStates.memberGone(lobbyId, userId).catch((err) => log.error('voice cleanup failed', { err }));
+    voiceStates.memberGone(lobbyId, userId).catch((err) => log.error({ err }, 'voice cleanup failed'));
   });
   const cryptoBackend: CryptoBackend = options.voiceCrypto === 'node' ? await NodeCryptoBackend.create() : await CoreCryptoBackend.create();
   const voice = new VoiceGatewayServer(
@@ -206,7 +228,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       udpPort: options.voiceUdpPort ?? 0,
       udpPublicHost: options.voiceUdpPublicHost,
     },
-    log.child('voice'),
+    log.child({ scope: 'voice' }),
   );
   await voice.start();
 
@@ -214,7 +236,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const actualPort = (app.server.address() as AddressInfo).port;
   const sweepEvery = options.idleSweepIntervalMs ?? 10_000;
   const sweeper = setInterval(() => {
-    lobbies.sweepIdle().catch((err) => log.error('idle sweep failed', { err }));
+    lobbies.sweepIdle().catch((err) => log.error({ err }, 'idle sweep failed'));
+  publicUrl.listening(host, actualPort);
+  if (!options.publicUrl && !process.env.SOCIAL_LAYER_PUBLIC_URL && (host === '0.0.0.0' || host === '::')) {
+    log.warn({ publicUrl: publicUrl.http() }, 'listening on every interface without --public-url: the URLs handed out name loopback');
+  }
   }, sweepEvery);
   sweeper.unref();
 
@@ -232,6 +258,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     sweepIdleLobbies: () => lobbies.sweepIdle(),
     async close() {
       if (closed) return;
+    routes: () => routeBudgets(app),
       closed = true;
       clearInterval(sweeper);
       await webhooks.close();

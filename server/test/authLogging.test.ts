@@ -330,7 +330,9 @@ describe('logs', () => {
     for (const kind of ['oauth2 endpoint', 'authorize consent', 'device consent', 'provisional token issued', 'provisional account merged', 'identity unmerged', 'game unlinked', 'application deauthorized', 'user banned', '"route":"/oauth2/authorize"', '"route":"/activate"', '"route":"/api/v10/partner-sdk/token"']) {
       expect([kind, serverLog.some((l) => l.includes(kind))]).toEqual([kind, true]);
     }
-    expect(serverLog.some((l) => l.includes(' DEBUG '))).toBe(true);
+    // JSON lines from pino, at debug.
+    expect(serverLog.every((l) => typeof JSON.parse(l).level === 'number')).toBe(true);
+    expect(serverLog.some((l) => JSON.parse(l).levelName === 'debug')).toBe(true);
     expect(clientLog.some((l) => l.startsWith('POST /oauth2/token'))).toBe(true);
     expect(clientLog.some((l) => l.startsWith('token expiration'))).toBe(true);
 

@@ -80,7 +80,7 @@ export class AccountService {
    */
   async deauthorize(applicationId: string, userId: string): Promise<void> {
     const affected = await this.tx((tx) => this.deauthorizeIn(tx, applicationId, userId));
-    this.log.debug('application deauthorized', { applicationId, userId, applications: affected.length });
+    this.log.debug({ applicationId, userId, applications: affected.length }, 'application deauthorized');
     for (const app of affected) this.gateway?.closeUserSessions(userId, app);
   }
 
@@ -112,7 +112,7 @@ export class AccountService {
       }
       return this.deauthorizeIn(tx, applicationId, userId);
     });
-    this.log.debug('game unlinked', { applicationId, userId });
+    this.log.debug({ applicationId, userId }, 'game unlinked');
     for (const app of affected) this.gateway?.closeUserSessions(userId, app);
   }
 
@@ -142,7 +142,7 @@ export class AccountService {
       await this.store.accounts.closeSessionsOf(tx, userId);
     });
     this.gateway?.closeUserSessions(userId);
-    this.log.info('user banned', { userId });
+    this.log.info({ userId }, 'user banned');
   }
 
   async unban(userId: string): Promise<void> {
@@ -193,7 +193,7 @@ export class AccountService {
     await tx.updateTable('external_identities').set({ user_id: fullUserId }).where('user_id', '=', source.id).execute();
     await this.store.tokens.revokeAll(tx, source.id);
     await tx.deleteFrom('users').where('id', '=', source.id).execute();
-    this.log.debug('provisional account merged', { applicationId, from: source.id, into: fullUserId, authType });
+    this.log.debug({ applicationId, from: source.id, into: fullUserId, authType }, 'provisional account merged');
     return source.id;
   }
 
@@ -232,7 +232,7 @@ export class AccountService {
       return user.id;
     });
     // The identity's kind only: its external ID can be a bot-issued player ID or a device ID.
-    this.log.debug('identity unmerged', { applicationId, userId: fullUserId, authType });
+    this.log.debug({ applicationId, userId: fullUserId, authType }, 'identity unmerged');
     this.gateway?.closeUserSessions(fullUserId, applicationId);
   }
 }

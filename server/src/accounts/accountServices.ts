@@ -33,9 +33,9 @@ export interface AccountServices {
 }
 
 export function createAccountServices(store: Store, log: Logger, options: AccountsOptions = {}): AccountServices {
-  const accounts = new AccountService(store, log.child('accounts'), options.passwordCost ?? DEFAULT_SCRYPT_COST);
+  const accounts = new AccountService(store, log.child({ scope: 'accounts' }), options.passwordCost ?? DEFAULT_SCRYPT_COST);
   const oauthKeys = new SigningKeys(store.signingKeys);
-  const oidc = new OidcVerifier(options.allowLoopbackOidcIssuers === true, log.child('oidc'));
+  const oidc = new OidcVerifier(options.allowLoopbackOidcIssuers === true, log.child({ scope: 'oidc' }));
   const oauth = new OAuthService(
     store,
     accounts,
@@ -46,7 +46,7 @@ export function createAccountServices(store: Store, log: Logger, options: Accoun
       deviceCodeTtlSeconds: options.deviceCodeTtlSeconds ?? 300,
       deviceIntervalSeconds: options.deviceIntervalSeconds ?? 5,
     },
-    log.child('oauth2'),
+    log.child({ scope: 'oauth2' }),
   );
   return { accounts, oauth, oauthKeys, oidc };
 }

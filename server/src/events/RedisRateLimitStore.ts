@@ -24,6 +24,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     return { count, resetAt: now + (ttl > 0 ? ttl : windowMs) };
   }
 
+  async peek(key: string, now: number): Promise<{ count: number; resetAt: number }> {
+    const [count, ttl] = (await this.redis.multi().get(this.prefix + key).pttl(this.prefix + key).exec())!.map(([, v]) => v) as [string | null, number];
+    return count === null || ttl <= 0 ? { count: 0, resetAt: now } : { count: Number(count), resetAt: now + ttl };
+  }
+
   async close(): Promise<void> {
     await this.redis.quit().catch(() => {});
   }

@@ -119,6 +119,13 @@ export class GatewayConnection {
       return this.close(GatewayCloseCode.DisallowedIntents, 'Disallowed intent(s).');
     }
     if (this.closing) return;
+    // Session start limit (GET /gateway/bot's session_start_limit): over it, op 9 and 4008.
+    const allowed = await this.hub.sessionStartAllowed(identity);
+    if (this.closing) return;
+    if (!allowed) {
+      this.sendRaw({ op: GatewayOpcode.InvalidSession, d: false, s: null, t: null });
+      return this.close(GatewayCloseCode.RateLimited, 'Session start limit reached.');
+    }
     if (this.identifyDeadline) clearTimeout(this.identifyDeadline);
     const session = new Session(randomBytes(16).toString('hex'), identity.user.id, identity.applicationId, token, this.hub.maxBufferedDispatches);
     this.session = session;

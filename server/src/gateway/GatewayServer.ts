@@ -11,6 +11,7 @@ import type { UpgradeRouter } from '../http/UpgradeRouter.ts';
 import type { GuildGateway } from '../guilds/GuildGateway.ts';
 import { GatewayConnection } from './GatewayConnection.ts';
 import type { Session } from './Session.ts';
+import type { SessionStartLimit } from './SessionStartLimit.ts';
 
 export interface GatewayIdentity {
   kind: 'bearer' | 'bot';
@@ -24,6 +25,10 @@ export interface GatewayServerOptions {
   maxBufferedDispatches: number;
   authenticate(token: string): Promise<GatewayIdentity | undefined>;
   publicWsUrl(req: IncomingMessage): string;
+  /** Identify budgets per application and per user (issue 9, fix 8); none: unlimited. */
+  sessionStarts?: SessionStartLimit;
+  /** Concurrent Gateway sockets per client address; over it, the upgrade answers 429. Default: unlimited. */
+  maxSocketsPerAddress?: number;
 }
 
 /** The Gateway endpoint: accepts sockets on /gateway and keeps the sessions that outlive them. */
@@ -32,6 +37,7 @@ export class GatewayServer {
   private readonly unsubscribe = new Map<string, () => void>();
   private readonly connections_ = new Set<GatewayConnection>();
   private readonly wss: WebSocketServer;
+  private readonly socketsPerAddress = new Map<string, number>();
   /** Lobby calls (op 4); set by startServer. */
   voice: VoiceStateService | null = null;
   /** Relationships, presence and invites in READY, and op 3; set by startServer. */
@@ -51,6 +57,24 @@ export class GatewayServer {
     // checks itself so it can close with 4002 instead of ws's generic 1009.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
     upgrades.route('/gateway', (req, socket, head, url) => {
+      // One address cannot hold every Gateway socket (issue 9, fix 8): the excess is refused
+      // before the upgrade, as an HTTP 429 the client can read.
+      const address = req.socket.remoteAddress ?? 'unknown';
+      const open = this.socketsPerAddress.get(address) ?? 0;
+      if (open >= (this.options.maxSocketsPerAddress ?? Infinity)) {
+        socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 32\r\n\r\nToo many Gateway connections.\r\n\r\n');
+        return;
+      }
+      this.socketsPerAddress.set(address, open + 1);
+      let counted = true;
+      const release = () => {
+        if (!counted) return;
+        counted = false;
+        const left = (this.socketsPerAddress.get(address) ?? 1) - 1;
+        if (left <= 0) this.socketsPerAddress.delete(address);
+        else this.socketsPerAddress.set(address, left);
+      };
+      socket.once('close', release);
       this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req, url));
     });
   }
@@ -61,6 +85,11 @@ export class GatewayServer {
 
   get maxBufferedDispatches(): number {
     return this.options.maxBufferedDispatches;
+  }
+
+  /** Counts an Identify against the session start budgets; false when the session must not start. */
+  sessionStartAllowed(identity: GatewayIdentity): Promise<boolean> {
+    return this.options.sessionStarts?.start({ kind: identity.kind, applicationId: identity.applicationId, userId: identity.user.id }) ?? Promise.resolve(true);
   }
 
   authenticate(token: string): Promise<GatewayIdentity | undefined> {
@@ -113,7 +142,7 @@ export class GatewayServer {
 
   endSession(session: Session): void {
     // A session that ends leaves its calls (a dropped socket alone does not: it may resume).
-    void this.voice?.sessionEnded(session.id).catch((err) => this.log.error('voice cleanup failed', { err }));
+    void this.voice?.sessionEnded(session.id).catch((err) => this.log.error({ err }, 'voice cleanup failed'));
     this.guilds?.detach(session.id);
     session.close();
     this.sessions.delete(session.id);

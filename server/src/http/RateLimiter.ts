@@ -1,15 +1,40 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { principalOf } from './auth.ts';
 import { ApiError } from './ApiError.ts';
 
+/**
+ * A route's budget, declared as `config: { rateLimit: BucketRule }`. Routes that declare none get
+ * `defaultRule()` (rateLimitHooks.ts), so no route is unlimited.
+ */
 export interface BucketRule {
   /** Opaque name sent as X-RateLimit-Bucket; routes sharing a name share a budget. */
   bucket: string;
   limit: number;
   windowMs: number;
+  /**
+   * Whose budget it is. `principal` (the default): the user or application that the request's
+   * credential resolved to, or the client address when it carries none. `address`: always the
+   * client address, the Authorization header ignored: for routes that do not authenticate by it
+   * (sign-in, sign-up, provisional tokens, the OAuth2 token endpoint).
+   */
+  key?: 'principal' | 'address';
+  /**
+   * A body field whose value also keys this budget (sign-in: the username), so one account cannot
+   * be guessed at from many addresses either. Both budgets must allow the request.
+   */
+  alsoKeyOnField?: string;
 }
 
-interface Window {
+/** Requests carrying a credential that does not resolve, per client address (guessing tokens). */
+export const INVALID_CREDENTIAL_RULE: BucketRule = { bucket: 'auth.invalid', limit: 50, windowMs: 60_000, key: 'address' };
+
+/** The budget of a route that declares none: per route, per caller. */
+export function defaultRule(method: string, url: string): BucketRule {
+  return { bucket: `default:${method} ${url}`, limit: 60, windowMs: 10_000 };
+}
+
+export interface Window {
   count: number;
   resetAt: number;
 }
@@ -21,6 +46,8 @@ interface Window {
 export interface RateLimitStore {
   /** Counts one hit in the window of `key`; returns the count so far and when the window ends (ms). */
   hit(key: string, windowMs: number, now: number): Promise<Window>;
+  /** The window of `key` without counting (count 0 when none is open). */
+  peek(key: string, now: number): Promise<Window>;
   close(): Promise<void>;
 }
 
@@ -46,6 +73,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return { ...w };
   }
 
+  async peek(key: string, now: number): Promise<Window> {
+    const w = this.windows.get(key);
+    return w && w.resetAt > now ? { ...w } : { count: 0, resetAt: now };
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweep);
     this.windows.clear();
@@ -53,18 +85,44 @@ export class MemoryRateLimitStore implements RateLimitStore {
 }
 
 /**
- * Fixed-window rate limits per (credential, bucket), reported with the public headers
- * (protocols.md 2.3): X-RateLimit-Limit, -Remaining, -Reset, -Reset-After, -Bucket, and on a 429
- * also Retry-After and X-RateLimit-Scope. The credential is hashed, never kept; anonymous callers
- * are keyed by address. Budgets are set for games (a player clicking and chatting), not for the
- * stricter pre-approval limits of the system we follow, which the spec leaves unstated.
+ * Fixed-window rate limits per (caller, bucket), reported with the public headers (protocols.md
+ * 2.3): X-RateLimit-Limit, -Remaining, -Reset, -Reset-After, -Bucket, and on a 429 also
+ * Retry-After and X-RateLimit-Scope.
+ *
+ * The caller is never the raw Authorization header (issue 9, fix 1 and 2): a header spelled ten
+ * ways or a made-up token would each get a fresh budget. It is the principal that the credential
+ * resolved to (`user:<id>`, `app:<id>` for a bot), which rateLimitHooks.ts resolves before
+ * checking; without one, the client address. Budgets are set for games (a player clicking and
+ * chatting); the stricter pre-approval budgets are applicationBudget.ts's, drawn from `store`.
+ *
+ * API for other budgets: `check(req, reply, rule)` counts one request against `rule` and throws
+ * the 429; `hit(subject, rule)` counts against any subject (an application, a user) and returns
+ * whether it is still within the limit, without headers; `store` is shared.
  */
 export class RateLimiter {
   constructor(readonly store: RateLimitStore = new MemoryRateLimitStore()) {}
 
   async check(req: FastifyRequest, reply: FastifyReply, rule: BucketRule, now = Date.now()): Promise<void> {
-    const key = `${rule.bucket}:${callerKey(req)}`;
-    const w = await this.store.hit(key, rule.windowMs, now);
+    const subjects = [callerKey(req, rule)];
+    if (rule.alsoKeyOnField) {
+      const value = fieldOf(req.body, rule.alsoKeyOnField);
+      if (value) subjects.push(`field:${rule.alsoKeyOnField}:${hashed(value.trim().toLowerCase())}`);
+    }
+    let worst: Window | undefined;
+    for (const subject of subjects) {
+      const w = await this.store.hit(`${rule.bucket}:${subject}`, rule.windowMs, now);
+      if (!worst || w.count > worst.count) worst = w;
+    }
+    this.report(reply, rule, worst!, now);
+  }
+
+  /** Counts a hit of `rule` against `subject` (no headers); true while within the limit. */
+  async hit(subject: string, rule: BucketRule, now = Date.now()): Promise<{ allowed: boolean; window: Window }> {
+    const w = await this.store.hit(`${rule.bucket}:${subject}`, rule.windowMs, now);
+    return { allowed: w.count <= rule.limit, window: w };
+  }
+
+  private report(reply: FastifyReply, rule: BucketRule, w: Window, now: number): void {
     const resetAfter = Math.max(0, (w.resetAt - now) / 1000);
     void reply.headers({
       'x-ratelimit-limit': String(rule.limit),
@@ -88,8 +146,24 @@ export class RateLimiter {
   }
 }
 
-function callerKey(req: FastifyRequest): string {
-  const auth = req.headers.authorization;
-  if (typeof auth === 'string' && auth.length > 0) return createHash('sha256').update(auth).digest('base64url').slice(0, 22);
+/** The client address: the socket's peer (no proxy header is trusted). */
+export function addressKey(req: FastifyRequest): string {
   return `ip:${req.ip}`;
+}
+
+function callerKey(req: FastifyRequest, rule: BucketRule): string {
+  if (rule.key === 'address') return addressKey(req);
+  const p = principalOf(req);
+  if (!p) return addressKey(req);
+  return p.kind === 'bot' ? `app:${p.applicationId}` : `user:${p.userId}`;
+}
+
+function fieldOf(body: unknown, name: string): string | undefined {
+  const v = body instanceof URLSearchParams ? body.get(name) : body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+/** Usernames are kept out of Redis and memory dumps in the clear. */
+function hashed(value: string): string {
+  return createHash('sha256').update(value).digest('base64url').slice(0, 22);
 }

@@ -4,26 +4,60 @@ import type { Store } from '../storage/Store.ts';
 import { ApiError, Errors } from './ApiError.ts';
 
 /**
- * Resolves `Authorization: Bearer <token>` or `Bot <token>` (protocols.md 2.1). Unknown, expired
- * and malformed credentials all get the same 401, so a caller learns nothing about which it was.
+ * What each request's credential resolved to, once: the rate-limit hook resolves it before the
+ * route runs (the budget is the principal's), and `authenticate` in the route reuses it.
+ * `null` means the request carried a credential that did not resolve.
  */
-export async function authenticate(req: FastifyRequest, store: Store): Promise<Principal> {
-  const header = req.headers.authorization;
-  if (typeof header !== 'string') throw Errors.unauthorized();
+const resolved = new WeakMap<FastifyRequest, Principal | null>();
+
+/**
+ * `Authorization: Bearer <token>` or `Bot <token>` (protocols.md 2.1). The scheme is matched
+ * without regard to case and the whitespace around and after it is free (tabs, several spaces),
+ * so every spelling of one token is the same credential.
+ */
+export function parseAuthorization(header: string | undefined): { scheme: 'bearer' | 'bot' | 'session'; token: string } | undefined {
+  if (typeof header !== 'string') return undefined;
+  const match = /^(Bearer|Bot)[ \t]+(\S{1,512})$/i.exec(header.trim());
+  if (match) return { scheme: match[1]!.toLowerCase() as 'bearer' | 'bot', token: match[2]! };
   // No scheme: the platform's own client (the web app) sends its session token bare, as the
   // public platform's client does. Only tokens of the first-party application resolve this way.
-  const match = /^(Bearer|Bot)\s+(\S{1,512})$/i.exec(header.trim()) ?? /^()([A-Za-z0-9_-]{43})$/.exec(header.trim());
-  if (!match) throw Errors.unauthorized();
-  const [, scheme, token] = match as unknown as [string, string, string];
-  if (scheme.toLowerCase() === 'bot') {
-    const app = await store.applications.findByBotToken(token);
-    if (!app) throw Errors.unauthorized();
-    return { kind: 'bot', applicationId: app.id, botUserId: app.bot_user_id };
+  const bare = /^([A-Za-z0-9_-]{43})$/.exec(header.trim());
+  return bare ? { scheme: 'session', token: bare[1]! } : undefined;
+}
+
+/** Resolves the request's credential (cached per request); undefined when it has none or it does not resolve. */
+export async function resolvePrincipal(req: FastifyRequest, store: Store): Promise<Principal | undefined> {
+  if (resolved.has(req)) return resolved.get(req) ?? undefined;
+  const principal = await lookup(req.headers.authorization, store);
+  resolved.set(req, principal ?? null);
+  return principal;
+}
+
+/** The principal already resolved for this request, if any (no lookup). */
+export function principalOf(req: FastifyRequest): Principal | undefined {
+  return resolved.get(req) ?? undefined;
+}
+
+/**
+ * The route's authentication. Unknown, expired and malformed credentials all get the same 401, so
+ * a caller learns nothing about which it was.
+ */
+export async function authenticate(req: FastifyRequest, store: Store): Promise<Principal> {
+  const principal = await resolvePrincipal(req, store);
+  if (!principal) throw Errors.unauthorized();
+  return principal;
+}
+
+async function lookup(header: string | undefined, store: Store): Promise<Principal | undefined> {
+  const credential = parseAuthorization(header);
+  if (!credential) return undefined;
+  if (credential.scheme === 'bot') {
+    const app = await store.applications.findByBotToken(credential.token);
+    return app ? { kind: 'bot', applicationId: app.id, botUserId: app.bot_user_id } : undefined;
   }
-  const grant = await store.tokens.resolve(token);
-  if (!grant) throw Errors.unauthorized();
-  if (scheme === '' && (await store.applications.get(grant.applicationId))?.first_party !== 1) throw Errors.unauthorized();
-  return { kind: 'bearer', userId: grant.userId, applicationId: grant.applicationId, scopes: grant.scopes };
+  const grant = await store.tokens.resolve(credential.token);
+  if (grant && credential.scheme === 'session' && (await store.applications.get(grant.applicationId))?.first_party !== 1) return undefined;
+  return grant ? { kind: 'bearer', userId: grant.userId, applicationId: grant.applicationId, scopes: grant.scopes } : undefined;
 }
 
 export function requireBearer(p: Principal, scope?: string): Extract<Principal, { kind: 'bearer' }> {

@@ -1,8 +1,10 @@
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { Limits } from '@social-layer/protocol';
 import type { ServerContext } from '../ServerContext.ts';
 import { ApiError, Errors } from './ApiError.ts';
-import type { BucketRule } from './RateLimiter.ts';
+import { httpServerOptions } from './connectionLimits.ts';
+import { installRateLimits } from './rateLimitHooks.ts';
+import { isClientAbort, RequestLogController } from '../log/RequestLogController.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { lobbyRoutes } from './routes/lobbies.ts';
 import { directMessageRoutes } from './routes/dms.ts';
@@ -20,12 +22,13 @@ import { developerPortalRoutes } from './routes/developerPortal.ts';
 import { applicationBudgetHook } from './applicationBudget.ts';
 import { registerOpenApi, validatorCompiler } from './schemas/index.ts';
 
-/**
- * The HTTP API. Fastify's own logger stays off: our Logger redacts tokens, and request lines are
- * logged by method and route only, never headers.
- */
+/** The HTTP API. Request lines are logged by method and route only, never URL or headers. */
 export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: Limits.httpBodyMaxBytes, trustProxy: false });
+  // Fastify logs through our pino instance (one stream, one redaction), one debug line per request
+  // by route pattern, never by URL (server/src/log/).
+  const app = Fastify({ loggerInstance: ctx.log as FastifyBaseLogger, logController: new RequestLogController(), ...httpServerOptions(), bodyLimit: Limits.httpBodyMaxBytes, trustProxy: false });
+  // Before any route: every route gets a budget, keyed on the resolved principal (rateLimitHooks.ts).
+  installRateLimits(app, ctx);
 
   // Every route declares its input with TypeBox schemas (schemas/): failures answer 400/50035 with
   // the nested errors tree, path IDs that cannot be IDs their resource's 404 (schemas/validator.ts).
@@ -70,16 +73,8 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
     }
   });
 
-  app.addHook('preHandler', async (req, reply) => {
-    const rule = (req.routeOptions.config as { rateLimit?: BucketRule } | undefined)?.rateLimit;
-    if (rule && ctx.rateLimiter) await ctx.rateLimiter.check(req, reply, rule);
-  });
   // Applications without production access: their SDK writes share one small budget (issue 9).
   app.addHook('preHandler', applicationBudgetHook(ctx));
-
-  app.addHook('onResponse', async (req, reply) => {
-    if (ctx.log.enabled('debug')) ctx.log.debug('http', { method: req.method, route: req.routeOptions.url ?? req.url.split('?')[0], status: reply.statusCode });
-  });
 
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
     // OAuth2 endpoints answer in the RFC 6749 shape even when fastify refuses the body type.
@@ -92,8 +87,12 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
     else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
       apiError = Errors.invalidForm({ _errors: [{ code: 'CONTENT_TYPE_INVALID', message: 'Expected Content-Type application/json.' }] });
     } else if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err instanceof SyntaxError) apiError = Errors.invalidJson();
-    else {
-      ctx.log.error('unhandled error', { err });
+    else if (isClientAbort(err, req)) {
+      // The client went away mid-body: nothing is wrong with the server (issue 9: debug, not error).
+      ctx.log.debug({ route: req.routeOptions.url }, 'request aborted');
+      apiError = new ApiError(400, 0, 'Request aborted');
+    } else {
+      ctx.log.error({ err }, 'unhandled error');
       apiError = new ApiError(500, 0, '500: Internal Server Error');
     }
     if (apiError.headers) void reply.headers(apiError.headers);

@@ -58,7 +58,7 @@ export class LobbyService {
     private readonly log: Logger,
   ) {
     connections.onChange((appId, userId) => {
-      const task = this.onConnectionChange(appId, userId).catch((err) => this.log.error('presence update failed', { err }));
+      const task = this.onConnectionChange(appId, userId).catch((err) => this.log.error({ err }, 'presence update failed'));
       this.pending.add(task);
       void task.finally(() => this.pending.delete(task));
     });
@@ -268,7 +268,7 @@ export class LobbyService {
       this.memberGone(lobby.id, null);
       deleted++;
       this.publishTo(members.map((m) => m.user_id), lobby.application_id, DispatchEvent.LobbyDelete, { id: lobby.id, application_id: lobby.application_id });
-      this.log.info('lobby idle timeout', { lobbyId: lobby.id });
+      this.log.info({ lobbyId: lobby.id }, 'lobby idle timeout');
     }
     return deleted;
   }

@@ -1,64 +1,59 @@
+import { type DestinationStream, type Logger as PinoLogger, pino } from 'pino';
+import PinoPretty from 'pino-pretty';
+import { CENSOR, REDACT_PATHS, redact, redactStrings, serializeError } from './redaction.ts';
+
+export { redact } from './redaction.ts';
+
 /**
- * Leveled logger. Release logging (the default) is Error and Warning; `info`/`debug` are opt-in.
- * Every line passes through `redact`, so a bearer or bot token that slips into a message or
- * field never reaches the output (DESIGN.md security rules).
+ * The server's logger is pino, the one fastify itself uses (`loggerInstance`), so request, plugin
+ * and domain lines share one stream and one redaction. Release logging (the default level) is
+ * warn and error; `debug` adds a line per request and per flow. `info` and `silent` exist too.
  */
+export type Logger = PinoLogger;
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
-
-/** Token-shaped strings: our 43-char base64url tokens and anything after Bearer/Bot. */
-const TOKEN_PATTERNS: RegExp[] = [
-  /\b(Bearer|Bot)\s+[A-Za-z0-9._~+/=-]+/gi,
-  /\b[A-Za-z0-9_-]{43}\b/g,
-];
-
-/** OAuth2 and account parameters that hold credentials, in a query string, a form or JSON. */
-const SECRET_PARAMS = 'code|device_code|user_code|code_verifier|token|access_token|refresh_token|id_token|subject_token|client_secret|external_auth_token|password';
-const SECRET_QUERY = new RegExp(`((?:^|[?&\\s])(?:${SECRET_PARAMS})=)[^&#\\s"']+`, 'gi');
-const SECRET_JSON = new RegExp(`("(?:${SECRET_PARAMS})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'gi');
-
-export function redact(text: string): string {
-  let out = text;
-  for (const re of TOKEN_PATTERNS) out = out.replace(re, (m) => (/^(bearer|bot)\s/i.test(m) ? `${m.split(/\s+/)[0]} [redacted]` : '[redacted]'));
-  // A URL or body that slips into a message (an authorize redirect carries `code=`) loses its
-  // credential values; nothing logs them on purpose (request lines are method, route, status).
-  return out.replace(SECRET_QUERY, '$1[redacted]').replace(SECRET_JSON, '$1"[redacted]"');
-}
-
+/** Receives each log line (JSON, no trailing newline); tests capture lines with it. */
 export type LogSink = (line: string) => void;
 
-export class Logger {
-  constructor(
-    private readonly level: LogLevel = 'warn',
-    private readonly sink: LogSink = (line) => process.stderr.write(line + '\n'),
-    private readonly scope = 'server',
-  ) {}
-
-  child(scope: string): Logger {
-    return new Logger(this.level, this.sink, `${this.scope}:${scope}`);
-  }
-
-  enabled(level: LogLevel): boolean {
-    return ORDER[level] >= ORDER[this.level];
-  }
-
-  debug(msg: string, fields?: Record<string, unknown>): void { this.write('debug', msg, fields); }
-  info(msg: string, fields?: Record<string, unknown>): void { this.write('info', msg, fields); }
-  warn(msg: string, fields?: Record<string, unknown>): void { this.write('warn', msg, fields); }
-  error(msg: string, fields?: Record<string, unknown>): void { this.write('error', msg, fields); }
-
-  private write(level: LogLevel, msg: string, fields?: Record<string, unknown>): void {
-    if (!this.enabled(level)) return;
-    const extra = fields ? ' ' + safeJson(fields) : '';
-    this.sink(redact(`${new Date().toISOString()} ${level.toUpperCase()} [${this.scope}] ${msg}${extra}`));
-  }
+export interface LoggerOptions {
+  level?: LogLevel;
+  /** Where lines go. Default: stderr (stdout stays free for the CLI's JSON output), pretty-printed when stderr is a terminal. */
+  sink?: LogSink;
 }
 
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value, (_k, v) => (v instanceof Error ? { name: v.name, message: v.message } : v));
-  } catch {
-    return '[unserializable]';
-  }
+export function createLogger(options: LoggerOptions = {}): Logger {
+  return pino(
+    {
+      level: options.level ?? 'warn',
+      base: undefined,
+      // Names as well as numbers, so a reader of the JSON lines need not know pino's scale.
+      formatters: {
+        level: (label, number) => ({ level: number, levelName: label }),
+        log: (object) => redactStrings(object) as Record<string, unknown>,
+      },
+      redact: { paths: REDACT_PATHS, censor: CENSOR },
+      serializers: { err: serializeError, error: serializeError, req: serializeRequest },
+      hooks: {
+        // Messages are masked too: a message built from a URL or an error can carry a credential.
+        logMethod(args, method) {
+          return method.apply(this, args.map((a) => (typeof a === 'string' ? redact(a) : a)) as typeof args);
+        },
+      },
+    },
+    destination(options.sink),
+  );
+}
+
+function destination(sink: LogSink | undefined): DestinationStream {
+  if (sink) return { write: (line: string) => sink(line.endsWith('\n') ? line.slice(0, -1) : line) };
+  if (process.stderr.isTTY) return PinoPretty({ destination: 2, colorize: true, sync: true });
+  return pino.destination({ dest: 2, sync: false });
+}
+
+/**
+ * Requests are logged by method and route pattern, never by URL: a query or a path can hold a
+ * credential (`/activate?user_code=`, webhook tokens in paths). Unmatched requests show the path
+ * without its query, masked.
+ */
+function serializeRequest(req: { method?: string; url?: string; routeOptions?: { url?: string } }): unknown {
+  return { method: req.method, route: req.routeOptions?.url ?? redact((req.url ?? '').split('?')[0]!) };
 }

@@ -94,7 +94,7 @@ export class OidcVerifier {
       // redirect: 'manual' hands back the 3xx itself: a redirect is a failure, never followed.
       const res = await fetch(url, { redirect: 'manual', signal: controller.signal, headers: { accept: 'application/json' } });
       if (res.status !== 200) {
-        this.log.warn('oidc fetch refused', { host: url.host, path: url.pathname, status: res.status });
+        this.log.warn({ host: url.host, path: url.pathname, status: res.status }, 'oidc fetch refused');
         await res.body?.cancel();
         throw fail(code, message);
       }
@@ -103,7 +103,7 @@ export class OidcVerifier {
       return JSON.parse(text) as unknown;
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      this.log.warn('oidc fetch failed', { host: url.host, path: url.pathname, err });
+      this.log.warn({ host: url.host, path: url.pathname, err }, 'oidc fetch failed');
       throw fail(code, message);
     } finally {
       clearTimeout(timer);

@@ -20,18 +20,11 @@ export async function authenticateClient(store: Store, authorization: string | u
   const basic = typeof authorization === 'string' && /^Basic\s+/i.test(authorization);
   if (basic) {
     if (form.has('client_secret')) throw OAuthErrors.invalidRequest('Use one client authentication method');
-    let decoded: string;
-    try {
-      decoded = Buffer.from(authorization.replace(/^Basic\s+/i, '').trim(), 'base64').toString('utf8');
-    } catch {
-      throw OAuthErrors.invalidClient(true);
-    }
-    const colon = decoded.indexOf(':');
-    if (colon < 0) throw OAuthErrors.invalidClient(true);
-    const basicId = decodeURIComponent(decoded.slice(0, colon));
-    if (id !== undefined && id !== basicId) throw OAuthErrors.invalidRequest('client_id does not match the Authorization header');
-    id = basicId;
-    secret = decodeURIComponent(decoded.slice(colon + 1));
+    const credentials = decodeBasic(authorization);
+    if (!credentials) throw OAuthErrors.invalidClient(true);
+    if (id !== undefined && id !== credentials.id) throw OAuthErrors.invalidRequest('client_id does not match the Authorization header');
+    id = credentials.id;
+    secret = credentials.secret;
   }
   if (!id || !/^\d{1,20}$/.test(id)) throw OAuthErrors.invalidClient(basic);
   const application = await store.applications.get(id);
@@ -42,4 +35,22 @@ export async function authenticateClient(store: Store, authorization: string | u
   }
   if (application.public_client !== 1) throw OAuthErrors.invalidClient(basic);
   return { application, confidential: false };
+}
+
+/**
+ * `Basic base64(urlencode(id):urlencode(secret))` (RFC 6749 2.3.1). Anything malformed (not
+ * base64, no colon, a broken %-escape, which made decodeURIComponent throw a 500 before: issue 9,
+ * fix 4) is undefined, so the caller answers 401 invalid_client.
+ */
+function decodeBasic(authorization: string): { id: string; secret: string } | undefined {
+  const encoded = authorization.replace(/^Basic\s+/i, '').trim();
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+  } catch {
+    return undefined;
+  }
 }

@@ -35,7 +35,7 @@ export class InviteService {
     private readonly log: Logger,
   ) {
     presence.onActivityChange((userId, applicationId) => {
-      this.refreshValidity(userId, applicationId).catch((err) => this.log.error('invite validity update failed', { err }));
+      this.refreshValidity(userId, applicationId).catch((err) => this.log.error({ err }, 'invite validity update failed'));
     });
   }
 

@@ -53,7 +53,7 @@ export class PresenceService {
     connections.onChange((applicationId, userId, connected) => {
       if (this.closed) return;
       this.onConnectionChange(applicationId, userId, connected).catch((err) => {
-        if (!this.closed) this.log.error('presence change failed', { err });
+        if (!this.closed) this.log.error({ err }, 'presence change failed');
       });
     });
   }

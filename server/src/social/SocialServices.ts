@@ -22,9 +22,9 @@ export class SocialServices {
     connections: ConnectionTracker,
     log: Logger,
   ) {
-    this.presence = new PresenceService(store, bus, connections, log.child('presence'));
+    this.presence = new PresenceService(store, bus, connections, log.child({ scope: 'presence' }));
     this.relationships = new RelationshipService(store, bus, this.presence);
-    this.invites = new InviteService(store, bus, this.presence, log.child('invites'));
+    this.invites = new InviteService(store, bus, this.presence, log.child({ scope: 'invites' }));
     this.directMessages = new DirectMessageService(store, bus);
   }
 

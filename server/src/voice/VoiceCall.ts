@@ -103,6 +103,6 @@ export class VoiceCall {
     clearInterval(this.daveTimer);
     for (const id of [...this.sessions.keys()]) this.leave(id, code, reason);
     this.relay.close();
-    this.log.debug('call closed', { lobbyId: this.lobbyId });
+    this.log.debug({ lobbyId: this.lobbyId }, 'call closed');
   }
 }

@@ -51,7 +51,7 @@ export class VoiceGatewayServer {
     upgrades.route('/voice/media', (req, socket, head) => this.mediaWss.handleUpgrade(req, socket, head, (ws) => this.acceptMedia(ws)));
     this.udp = dgram.createSocket({ type: options.udpHost.includes(':') ? 'udp6' : 'udp4' });
     this.udp.on('message', (msg, rinfo) => this.onUdp(msg, rinfo));
-    this.udp.on('error', (err) => this.log.warn('udp error', { err }));
+    this.udp.on('error', (err) => this.log.warn({ err }, 'udp error'));
     states.hasVoiceSession = (lobbyId, userId) => this.calls.get(lobbyId)?.sessions.has(userId) ?? false;
     states.onFlags((lobbyId, userId, state) => {
       const participant = this.calls.get(lobbyId)?.sessions.get(userId)?.participant;

@@ -7,6 +7,8 @@ import type { ServerContext } from '../../ServerContext.ts';
 
 const PAGE_LIMIT = { config: { rateLimit: { bucket: 'pages.auth', limit: 30, windowMs: 60_000 } } };
 
+// Sign-in is also budgeted per username, so one account cannot be guessed at from many addresses.
+const LOGIN_LIMIT = { config: { rateLimit: { ...PAGE_LIMIT.config.rateLimit, alsoKeyOnField: 'login' } } };
 export function formOf(req: FastifyRequest): URLSearchParams {
   return req.body instanceof URLSearchParams ? req.body : new URLSearchParams();
 }

@@ -11,7 +11,9 @@ import { object, parse, snowflake } from '../validate.ts';
 import { userTopic } from '../../events/EventBus.ts';
 import { AUTHORIZE_REQUEST_EVENT } from '@social-layer/protocol';
 
-const TOKEN_LIMIT = { config: { rateLimit: { bucket: 'oauth2.token', limit: 120, windowMs: 60_000 } } };
+// Client-authenticated (Basic or form): keyed on the client address, the Authorization header ignored (RateLimiter.ts).
+const TOKEN_LIMIT = { config: { rateLimit: { bucket: 'oauth2.token', limit: 120, windowMs: 60_000, key: 'address' as const } } };
+const KEYS_LIMIT = { config: { rateLimit: { bucket: 'oauth2.keys', limit: 60, windowMs: 10_000, key: 'address' as const } } };
 
 /**
  * Token, revocation and device endpoints take only application/x-www-form-urlencoded
@@ -46,11 +48,11 @@ const LOGGED_GRANTS = new Set(['authorization_code', 'refresh_token', 'client_cr
  * verifiers, tokens and secrets, or echo the caller's input.
  */
 function logEndpoint(ctx: ServerContext, req: FastifyRequest, status: number, err?: OAuthError): void {
-  if (!ctx.log.enabled('debug')) return;
+  if (!ctx.log.isLevelEnabled('debug')) return;
   const form = req.body instanceof URLSearchParams ? req.body : undefined;
   const grant = form?.get('grant_type') ?? undefined;
   const clientId = form?.get('client_id') ?? undefined;
-  ctx.log.debug('oauth2 endpoint', {
+  ctx.log.debug({
     route: req.routeOptions.url,
     grant: grant === undefined ? undefined : LOGGED_GRANTS.has(grant) ? grant : 'other',
     clientId: clientId !== undefined && /^\d{1,20}$/.test(clientId) ? clientId : undefined,
@@ -105,7 +107,7 @@ export function oauth2ApiRoutes(app: FastifyInstance, ctx: ServerContext): void 
       code_challenge_methods_supported: ['S256'],
       claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'preferred_username', 'name', 'is_provisional'],
     };
-  });
+  }, 'oauth2 endpoint');
 
   /** Current authorization info (protocols.md 2.5). */
   app.get('/api/v10/oauth2/@me', async (req) => {

@@ -64,7 +64,7 @@ export function oauth2PageRoutes(app: FastifyInstance, ctx: ServerContext): void
     if (!sameOrigin(ctx, req) || form.get('csrf') !== me.csrf) return pageHeaders(reply).code(403).send(messagePage('Not allowed', 'This form has expired. Start again from the game.'));
     const decision = form.get('decision');
     // IDs and the decision only: the redirect carries the code and must never reach a log.
-    ctx.log.debug('authorize consent', { applicationId: check.ok.application.id, userId: me.user.id, allow: decision === 'allow' });
+    ctx.log.debug({ applicationId: check.ok.application.id, userId: me.user.id, allow: decision === 'allow' }, 'authorize consent');
     // 303 after a POST makes the browser GET the redirect URI, as a redirect after consent should.
     if (decision === 'allow') return reply.redirect(await ctx.oauth.approve(check.ok, me.user), 303);
     return reply.redirect(ctx.oauth.deny(check.ok), 303);
@@ -97,7 +97,7 @@ export function oauth2PageRoutes(app: FastifyInstance, ctx: ServerContext): void
     if (!sameOrigin(ctx, req) || form.get('csrf') !== me.csrf) return pageHeaders(reply).code(403).send(messagePage('Not allowed', 'This form has expired.'));
     const allow = form.get('decision') === 'allow';
     const ok = await ctx.oauth.deviceDecision(form.get('user_code') ?? '', me.user, allow);
-    ctx.log.debug('device consent', { userId: me.user.id, allow, known: ok });
+    ctx.log.debug({ userId: me.user.id, allow, known: ok }, 'device consent');
     if (!ok) return pageHeaders(reply).code(400).send(activatePage({ csrf: me.csrf, error: 'That code is not valid or has expired.' }));
     return pageHeaders(reply).send(
       messagePage(allow ? 'Device connected' : 'Request cancelled', allow ? 'You can return to your device now.' : 'The device was not connected.', allow ? 'notice' : 'error'),

@@ -35,7 +35,9 @@ const unmergeBotBody = object({
   external_user_id: { check: str({ min: 1, max: Limits.externalUserIdMaxLength }), required: true },
 });
 
-const TOKENS = { config: { rateLimit: { bucket: 'partner-sdk.token', limit: 120, windowMs: 60_000 } } };
+// The client-credential routes key on the client address (the Authorization header ignored); the bot routes on the application.
+const TOKENS = { config: { rateLimit: { bucket: 'partner-sdk.token', limit: 120, windowMs: 60_000, key: 'address' as const } } };
+const BOT_TOKENS = { config: { rateLimit: { bucket: 'partner-sdk.token', limit: 120, windowMs: 60_000 } } };
 
 /**
  * Provisional (guest) accounts (protocols.md 2.7), by the three routes of the spec: the bot-token
