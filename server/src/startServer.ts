@@ -10,9 +10,9 @@ import { GatewayServer } from './gateway/GatewayServer.ts';
 import { SessionStartLimit } from './gateway/SessionStartLimit.ts';
 import { createHttpApp } from './http/createHttpApp.ts';
 import { RateLimiter } from './http/RateLimiter.ts';
-import { UpgradeRouter } from './http/UpgradeRouter.ts';
 import { type RouteBudget, routeBudgets } from './http/rateLimitHooks.ts';
 import { capConnectionsPerAddress, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './http/connectionLimits.ts';
+import { UpgradeRouter } from './http/UpgradeRouter.ts';
 import { gameRoutes } from './http/routes/games.ts';
 import { LobbyService } from './lobbies/LobbyService.ts';
 import { type AccountsOptions, type ApplicationSettings, configureApplication, createAccountServices } from './accounts/accountServices.ts';
@@ -37,10 +37,10 @@ import { guildServicesFor } from './guilds/GuildServices.ts';
 import { startWebhooks, type WebhookOptions } from './webhooks/startWebhooks.ts';
 import type { WebhookService } from './webhooks/WebhookService.ts';
 
-export interface ServerOptions {
 /** Concurrent Gateway sockets per client address (issue 9, fix 8): room for a household or a LAN party behind one NAT. */
 const DEFAULT_MAX_GATEWAY_SOCKETS_PER_ADDRESS = 64;
 
+export interface ServerOptions {
   /** 0 picks a free port. Default: SOCIAL_LAYER_PORT or 3333. */
   port?: number;
   host?: string;
@@ -75,11 +75,11 @@ const DEFAULT_MAX_GATEWAY_SOCKETS_PER_ADDRESS = 64;
    * sockets. Default on; benchmarks of raw throughput turn them off.
    */
   rateLimits?: boolean;
-  /**
   /** Simultaneous TCP connections (HTTP and WebSocket) per client address. Default 128. */
   maxConnectionsPerAddress?: number;
   /** Concurrent Gateway sockets per client address. Default 64. */
   maxGatewaySocketsPerAddress?: number;
+  /**
    * Development mode (`--dev`, SOCIAL_LAYER_DEV=1): http and loopback URLs are accepted where
    * production refuses them (config/urlPolicy.ts). Default false.
    */
@@ -117,9 +117,9 @@ export interface RunningServer {
   configureApplication(applicationId: string, settings: ApplicationSettings): Promise<void>;
   /** The voice gateway, for tests and diagnostics (relay statistics, forwarded payloads). */
   voice: VoiceGatewayServer;
-  /** Runs the idle-lobby sweep now (it also runs on an interval); returns how many were deleted. */
   /** Every HTTP route with its rate budget (routes that declare none have the default one). */
   routes(): readonly RouteBudget[];
+  /** Runs the idle-lobby sweep now (it also runs on an interval); returns how many were deleted. */
   sweepIdleLobbies(): Promise<number>;
   close(): Promise<void>;
 }
@@ -147,10 +147,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
   // With Redis, every node draws on one budget per caller; alone, the counters stay in memory.
   const rateLimiter = options.rateLimits === false ? null : new RateLimiter(options.redisUrl ? new RedisRateLimitStore(options.redisUrl) : undefined);
+  const sessionStarts = rateLimiter ? new SessionStartLimit(rateLimiter.store) : null;
   const accountServices = createAccountServices(store, log, options.accounts);
   const urlPolicy = new UrlPolicy(options.dev === true);
   const webhooks = await startWebhooks(store, log.child({ scope: 'webhooks' }), options.dev === true, options.webhooks);
-  const sessionStarts = rateLimiter ? new SessionStartLimit(rateLimiter.store) : null;
   const ctx: ServerContext = {
     urlPolicy,
     webhooks: webhooks.service,
@@ -158,10 +158,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...accountServices,
     store,
     rateLimiter,
+    sessionStarts,
     bus,
     connections,
     lobbies,
-    sessionStarts,
     social,
     log,
     // Never the request's Host (issue 9, fix 7): configuration, or the listen address.
@@ -170,11 +170,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
 
   const app = await createHttpApp(ctx);
+  // One address cannot hold every socket (issue 9, fix 3); see http/connectionLimits.ts.
+  if (options.rateLimits !== false) capConnectionsPerAddress(app.server, options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
   if (options.serveSamples ?? true) {
     await gameRoutes(app, ctx, options.samplesDir ?? join(REPO_ROOT, 'samples'), async () => (await store.applications.first())?.id);
   }
-  // One address cannot hold every socket (issue 9, fix 3); see http/connectionLimits.ts.
-  if (options.rateLimits !== false) capConnectionsPerAddress(app.server, options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
   await app.ready();
 
   const upgrades = new UpgradeRouter(app.server);
@@ -185,10 +185,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       resumeWindowMs: options.resumeWindowMs ?? 120_000,
       maxBufferedDispatches: options.maxBufferedDispatches ?? 5000,
       publicWsUrl: ctx.publicWsUrl,
+      ...(sessionStarts ? { sessionStarts, maxSocketsPerAddress: options.maxGatewaySocketsPerAddress ?? DEFAULT_MAX_GATEWAY_SOCKETS_PER_ADDRESS } : {}),
       authenticate: async (token) => {
         const grant = await store.tokens.resolve(token);
         if (grant) {
-      ...(sessionStarts ? { sessionStarts, maxSocketsPerAddress: options.maxGatewaySocketsPerAddress ?? DEFAULT_MAX_GATEWAY_SOCKETS_PER_ADDRESS } : {}),
           const user = await store.users.get(grant.userId);
           return user ? { kind: 'bearer', user: userToWire(user), applicationId: grant.applicationId } : undefined;
         }
@@ -234,13 +234,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
   await app.listen({ port, host });
   const actualPort = (app.server.address() as AddressInfo).port;
-  const sweepEvery = options.idleSweepIntervalMs ?? 10_000;
-  const sweeper = setInterval(() => {
-    lobbies.sweepIdle().catch((err) => log.error({ err }, 'idle sweep failed'));
   publicUrl.listening(host, actualPort);
   if (!options.publicUrl && !process.env.SOCIAL_LAYER_PUBLIC_URL && (host === '0.0.0.0' || host === '::')) {
     log.warn({ publicUrl: publicUrl.http() }, 'listening on every interface without --public-url: the URLs handed out name loopback');
   }
+  const sweepEvery = options.idleSweepIntervalMs ?? 10_000;
+  const sweeper = setInterval(() => {
+    lobbies.sweepIdle().catch((err) => log.error({ err }, 'idle sweep failed'));
   }, sweepEvery);
   sweeper.unref();
 
@@ -255,10 +255,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     webhooks: webhooks.service,
     configureApplication: (id, settings) => configureApplication(store, id, settings),
     voice,
+    routes: () => routeBudgets(app),
     sweepIdleLobbies: () => lobbies.sweepIdle(),
     async close() {
       if (closed) return;
-    routes: () => routeBudgets(app),
       closed = true;
       clearInterval(sweeper);
       await webhooks.close();
