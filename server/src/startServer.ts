@@ -9,6 +9,7 @@ import { RedisRateLimitStore } from './events/RedisRateLimitStore.ts';
 import { GatewayServer } from './gateway/GatewayServer.ts';
 import { SessionStartLimit } from './gateway/SessionStartLimit.ts';
 import { createHttpApp } from './http/createHttpApp.ts';
+import { type RegisteredRoute, registeredRoutes } from './http/schemas/index.ts';
 import { RateLimiter } from './http/RateLimiter.ts';
 import { type RouteBudget, routeBudgets } from './http/rateLimitHooks.ts';
 import { capConnectionsPerAddress, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './http/connectionLimits.ts';
@@ -121,6 +122,8 @@ export interface RunningServer {
   routes(): readonly RouteBudget[];
   /** Runs the idle-lobby sweep now (it also runs on an interval); returns how many were deleted. */
   sweepIdleLobbies(): Promise<number>;
+  /** Every HTTP route registered (method, pattern, whether it has a schema): the OpenAPI test holds the document against it. */
+  httpRoutes(): readonly RegisteredRoute[];
   close(): Promise<void>;
 }
 
@@ -257,6 +260,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     voice,
     routes: () => routeBudgets(app),
     sweepIdleLobbies: () => lobbies.sweepIdle(),
+    httpRoutes: () => registeredRoutes(app),
     async close() {
       if (closed) return;
       closed = true;

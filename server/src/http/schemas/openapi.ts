@@ -25,6 +25,7 @@ export const CLIENT: Security = [{ clientBasic: [] }, {}];
  * their rate budget from the default rule that the rate-limit hooks give routes without one.
  */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  trackRoutes(app);
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -47,6 +48,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       // Routes without a schema are other plugins' (static files): not part of the API.
       if (!schema) return { schema: { hide: true } as never, url };
       const response = { ...((schema.response as Record<string, unknown> | undefined) ?? {}) };
+      // OpenAPI needs at least one response; a route that describes none says so.
+      if (Object.keys(response).length === 0) response.default = { description: 'Not described' };
       if (url.startsWith('/api/')) {
         response['4XX'] ??= { description: 'Error (`{code, message, errors?}`)', ...ErrorBody };
         response['429'] ??= { description: 'Rate limited', ...RateLimitedBody };
@@ -58,9 +61,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwaggerUi, {
     routePrefix: DOCS_PATH,
     uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0 },
-    // The page runs swagger-ui's own bundle from /docs/api/static; nothing from other origins.
-    staticCSP: true,
-    transformStaticCSP: (header) => header.replace(' upgrade-insecure-requests;', ''),
+    // The page runs swagger-ui's own bundle from /docs/api/static and talks to this origin only.
+    // swagger-ui sets style attributes as it renders, so styles (never scripts) may be inline.
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'self'; " +
+      "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'",
   });
 
   app.get(
@@ -81,3 +86,29 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
 }
 
 const DOCS_RATE: BucketRule = { bucket: 'docs', limit: 60, windowMs: 10_000 };
+
+/** One registered route, as the onRoute hook saw it (HEAD routes that fastify adds for GETs left out). */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  /** Whether the route declared a schema (plugins' static-file routes do not). */
+  hasSchema: boolean;
+}
+
+const routeTables = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** Records every route registered from now on, so a test can hold the document against them. */
+function trackRoutes(app: FastifyInstance): void {
+  const table: RegisteredRoute[] = [];
+  routeTables.set(app, table);
+  app.addHook('onRoute', (route) => {
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      if (method === 'HEAD') continue;
+      table.push({ method, url: route.url, hasSchema: route.schema !== undefined });
+    }
+  });
+}
+
+export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute[] {
+  return routeTables.get(app) ?? [];
+}
