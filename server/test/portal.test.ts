@@ -191,6 +191,39 @@ describe('developer portal pages', () => {
     expect(approved).not.toContain('id="request-approval"');
   });
 
+  it('uploads an icon as a file (checked by its bytes and size), and removes it', async () => {
+    const jo = await developer(t, 'portal_jo');
+    const kim = await developer(t, 'portal_kim');
+    const app = await createApp(jo, 'Jo Game');
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    const upload = (who: PageSession, bytes: Buffer, csrf: string | undefined, type = 'image/png', origin = t.server.url) => {
+      const form = new FormData();
+      if (csrf !== undefined) form.append('csrf', csrf);
+      form.append('icon', new Blob([bytes], { type }), 'icon.png');
+      return fetch(`${t.server.url}/developers/applications/${app.id}/icon`, { method: 'POST', body: form, redirect: 'manual', headers: { cookie: `sl_session=${who.cookieValue}`, origin } });
+    };
+    const icon = async () => (await t.req('GET', '/applications/@me', { token: app.botToken, bot: true })).body.icon;
+
+    expect((await upload(jo, png, undefined)).status).toBe(403);
+    expect((await upload(jo, png, app.csrf, 'image/png', 'https://evil.example')).status).toBe(403);
+    expect((await upload(kim, png, PageSession.csrf((await kim.get('/developers')).text))).status).toBe(404);
+    const svg = await upload(jo, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>'), app.csrf, 'image/png');
+    expect(svg.status).toBe(400);
+    expect(await svg.text()).toContain('not a PNG, JPEG, GIF or WebP image');
+    const big = await upload(jo, Buffer.concat([png, Buffer.alloc(41 * 1024)]), app.csrf);
+    expect(big.status).toBe(400);
+    expect(await big.text()).toContain('larger than 40 KiB');
+    expect(await icon()).toBeNull();
+
+    const ok = await upload(jo, png, app.csrf);
+    expect(ok.status).toBe(303);
+    const hash = await icon();
+    expect(hash).toMatch(/^[0-9a-f]{32}$/);
+    expect((await jo.get(`/developers/applications/${app.id}`)).text).toContain(`/app-icons/${app.id}/${hash}.png`);
+    await jo.post(`/developers/applications/${app.id}/general`, { csrf: app.csrf, name: 'Jo Game', description: '', remove_icon: '1' });
+    expect(await icon()).toBeNull();
+  });
+
   it('gives every portal route a rate budget', async () => {
     const ivy = await developer(t, 'portal_ivy');
     const list = await fetch(`${t.server.url}/developers`, { headers: { cookie: `sl_session=${ivy.cookieValue}` } });

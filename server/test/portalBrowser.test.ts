@@ -82,6 +82,12 @@ describe('developer portal in Chromium', () => {
     await page.click('#add-redirect');
     await page.waitForURL(/saved=oauth2/);
     await expect(page.locator('#redirect-uris').textContent()).resolves.toContain(redirectUri);
+    // An icon, uploaded as a file. A 1x1 PNG is all a test needs; the page draws it at 52 px.
+    await page.setInputFiles('#app-icon', { name: 'icon.png', mimeType: 'image/png', buffer: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64') });
+    await page.click('#upload-icon');
+    await page.waitForURL(/saved=general/);
+    expect(await page.locator('.app img.app-icon').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 1)).toBe(true);
+
     // A public client (the default): PKCE without a secret, as a game on a player's machine.
     expect(await page.isChecked('#public-client')).toBe(true);
     await shot(page, 'portal-application.png');

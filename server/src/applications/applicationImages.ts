@@ -31,3 +31,9 @@ export function imageBytes(dataUri: string): { contentType: string; bytes: Buffe
   const comma = dataUri.indexOf(',');
   return { contentType: dataUri.slice(5, dataUri.indexOf(';')), bytes: Buffer.from(dataUri.slice(comma + 1), 'base64') };
 }
+
+/** The data URI of uploaded image bytes, typed by their signature (the upload's label is not trusted). */
+export function imageDataUriFromBytes(bytes: Buffer): string | undefined {
+  const type = Object.keys(MAGIC).find((t) => MAGIC[t]!(bytes));
+  return type ? `data:${type};base64,${bytes.toString('base64')}` : undefined;
+}

@@ -1,7 +1,9 @@
+import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { currentWebUser, pageHeaders, sameOrigin } from '../../accounts/webSession.ts';
+import { imageDataUriFromBytes, MAX_ICON_BYTES } from '../../applications/applicationImages.ts';
 import { messagePage } from '../../pages/accountPages.ts';
 import { DEVELOPER_CSS, portalAppPage, portalListPage } from '../../pages/developerPortal.ts';
 import { errorLines } from '../../pages/developerPortalParts.ts';
@@ -32,13 +34,14 @@ export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext):
     reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(DEVELOPER_CSS),
   );
 
-  const signedIn = async (req: FastifyRequest, reply: FastifyReply, post: boolean) => {
+  /** The signed-in developer; for a POST (`csrf` given), only with this session's CSRF token from our origin. */
+  const signedIn = async (req: FastifyRequest, reply: FastifyReply, post: boolean, csrf: string | null = formOf(req).get('csrf')) => {
     const me = await currentWebUser(ctx, req);
     if (!me) {
       void reply.redirect(`/login?next=${encodeURIComponent(post ? '/developers' : req.url.split('#')[0]!)}`, 303);
       return undefined;
     }
-    if (post && (!sameOrigin(ctx, req) || formOf(req).get('csrf') !== me.csrf)) {
+    if (post && (!sameOrigin(ctx, req) || csrf !== me.csrf)) {
       void pageHeaders(reply).code(403).send(messagePage('Not allowed', 'This form has expired. Reload the page and try again.'));
       return undefined;
     }
@@ -106,5 +109,45 @@ export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext):
       const errors = err.errors ? errorLines(err.errors) : [err.message];
       return pageHeaders(reply).code(400).send(portalAppPage({ app, csrf: me.csrf, origin: ctx.publicHttpUrl(req.raw), stateOf: section.id, state: { errors } }));
     }
+  });
+
+  // The icon upload is the one multipart form: its parser lives in this scope only, with limits
+  // that stop a large upload early (one file of the icon size, a few small fields).
+  void app.register(async (scope) => {
+    await scope.register(multipart, { throwFileSizeLimit: false, limits: { fileSize: MAX_ICON_BYTES, files: 1, fields: 4, fieldSize: 200, parts: 5, headerPairs: 50 } });
+    scope.withTypeProvider<TypeBoxTypeProvider>().post('/developers/applications/:id/icon', { schema: { params: AppParams }, config: WRITE }, async (req, reply) => {
+      if (!(await currentWebUser(ctx, req))) return reply.redirect('/login?next=%2Fdevelopers', 303);
+      let csrf: string | null = null;
+      let bytes: Buffer | undefined;
+      let tooLarge = false;
+      for await (const part of req.parts()) {
+        if (part.type === 'field') {
+          if (part.fieldname === 'csrf' && typeof part.value === 'string') csrf = part.value;
+        } else if (part.fieldname === 'icon' && bytes === undefined) {
+          bytes = await part.toBuffer();
+          tooLarge = part.file.truncated;
+        } else {
+          await part.toBuffer();
+        }
+      }
+      const me = await signedIn(req, reply, true, csrf);
+      if (!me) return reply;
+      const row = await ctx.applications.getOwned(req.params.id, me.user.id).catch(() => undefined);
+      if (!row) return unknownApp(reply);
+      const app = await ctx.applications.toWire(row);
+      const refuse = (message: string) =>
+        pageHeaders(reply).code(400).send(portalAppPage({ app, csrf: me.csrf, origin: ctx.publicHttpUrl(req.raw), stateOf: 'general', state: { errors: [message] } }));
+      if (!bytes || bytes.length === 0) return refuse('Choose an image file.');
+      if (tooLarge) return refuse(`The image is larger than ${MAX_ICON_BYTES / 1024} KiB.`);
+      const dataUri = imageDataUriFromBytes(bytes);
+      if (!dataUri) return refuse('That file is not a PNG, JPEG, GIF or WebP image.');
+      try {
+        await ctx.applications.update(app.id, { icon: dataUri });
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        return refuse(errorLines(err.errors).join(' ') || err.message);
+      }
+      return reply.redirect(`/developers/applications/${app.id}?saved=general#general`, 303);
+    });
   });
 }
