@@ -19,6 +19,7 @@ import {
   ErrorType,
   LoggingSeverity,
   UserHandle,
+  type ClientOptions,
   type DesktopCompanion,
   type DeviceScreen,
 } from '../src/index.ts';
@@ -44,8 +45,8 @@ async function rejectsValidation(promise: Promise<unknown>): Promise<void> {
 }
 
 const clients: Client[] = [];
-function client(...args: ConstructorParameters<typeof Client>): Client {
-  const c = new Client(...args);
+function client(...args: [ClientOptions?] | [ClientCreateOptions] | [string, string]): Client {
+  const c = typeof args[0] === 'string' ? new Client(args[0], args[1] as string) : new Client(args[0] as ClientOptions | ClientCreateOptions | undefined);
   clients.push(c);
   return c;
 }
