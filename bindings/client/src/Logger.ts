@@ -57,7 +57,7 @@ export class Logger {
   }
 
   log(severity: LoggingSeverity, message: string): void {
-    if (severity < this.floor || this.sinks.length === 0) return;
+    if (!this.enabled(severity)) return;
     const safe = redact(message);
     for (const sink of this.sinks) {
       if (sink.minSeverity === LoggingSeverity.None || severity < sink.minSeverity) continue;

@@ -24,6 +24,21 @@ describe('Client API checklist', () => {
     expect(where.SetLogDir).toBe('src/diagnostics/Platform.ts');
   });
 
+  it('each member added for issue 19 has a TSDoc comment on the Client', () => {
+    const text = readFileSync(new URL('../src/Client.ts', import.meta.url), 'utf8');
+    const added = [
+      'getVersionMajor', 'getVersionMinor', 'getVersionPatch', 'getVersionHash', 'threadToString', 'setThreadPriority', 'setLogDir',
+      'setVoiceLogDir', 'addVoiceLogCallback', 'getCurrentUser', 'getDiscordClientConnectedUser', 'searchFriendsByUsername',
+      'setActivityJoinCallback', 'setActivityJoinWithApplicationCallback', 'registerLaunchSteamApplication', 'setGameWindowPid',
+      'getUserApplicationProfiles', 'getUserApplicationProfilesNoLock', 'openAuthorizeDeviceScreen', 'closeAuthorizeDeviceScreen',
+      'setAuthorizeDeviceScreenClosedCallback', 'setEchoCancellation', 'setNoiseSuppression', 'setNoiseCancellation',
+      'setAutomaticGainControl', 'setNoAudioInputThreshold', 'setNoAudioInputCallback', 'setOpusHardwareCoding', 'setSpeakerMode',
+      'showAudioRoutePicker', 'setEngineManagedAudioSession', 'setAecDump',
+    ];
+    const undocumented = added.filter((name) => !new RegExp(`\\*/\\n  (?:static )?(?:async )?${name}\\(`).test(text));
+    expect(undocumented).toEqual([]);
+  });
+
   it('the README holds the generated table (node --import tsx bindings/client/scripts/apiChecklist.ts --write)', () => {
     expect(readmeIsCurrent(buildChecklist())).toBe(true);
   });

@@ -41,6 +41,7 @@ type AudioApi = {
   setNoiseSuppression(on: boolean): Promise<void>;
   badEcho(): Promise<number | string>;
   noInput(): boolean[];
+  routes(): { picker: boolean; speaker: boolean; hasSelectAudioOutput: boolean };
   setAecDump(on: boolean): void;
   setLogDir(): string;
   versions(): { major: number; minor: number; patch: number; hash: string };
@@ -144,6 +145,9 @@ describe('audio members in Chromium', { timeout: 90_000 }, () => {
     // The same call, still connected, all along.
     expect(await page.evaluate(() => audioTest.status())).toMatchObject({ call: CallStatus.Connected, sameCall: true });
     expect(await page.evaluate(() => audioTest.badEcho())).toBe(ErrorType.ValidationError);
+    // The route picker is the browser's selectAudioOutput where it has one (Chromium has not).
+    const routes = await page.evaluate(() => audioTest.routes());
+    expect(routes).toEqual({ picker: routes.hasSelectAudioOutput, speaker: false, hasSelectAudioOutput: routes.hasSelectAudioOutput });
     // Browsers have no file system for logs: a clear refusal.
     expect(await page.evaluate(() => audioTest.setLogDir())).toMatch(new RegExp(`^${ErrorType.ValidationError}: setLogDir: a browser has no file system`));
     await page.context().close();
