@@ -409,6 +409,8 @@ describe.each(databaseConfigs())('social on $name', ({ config }) => {
         ['GAME_DIRECT_MESSAGE_CREATE', sent.body.id],
         ['GAME_DIRECT_MESSAGE_CREATE', reply.body.id],
         ['GAME_DIRECT_MESSAGE_UPDATE', sent.body.id],
+        // The moderation metadata a bot set is an update too (issue 15).
+        ['GAME_DIRECT_MESSAGE_UPDATE', sent.body.id],
         ['GAME_DIRECT_MESSAGE_DELETE', sent.body.id],
       ]);
       expect(events[0]![1]).toMatchObject({ content: 'hello', author: { id: a.userId }, channel: { id: sent.body.channel_id, type: 1, recipient_ids: [a.userId, b.userId] } });

@@ -175,17 +175,22 @@ export class LobbyService {
     if (!lobby || lobby.application_id !== applicationId) throw Errors.unknownLobby();
     const member = await this.store.lobbies.member(lobbyId, userId);
     if (!member) throw Errors.missingAccess();
-    const row = await this.store.messages.insertLobbyMessage(this.store.database.db, {
-      lobbyId,
-      applicationId,
-      authorId: userId,
-      content: input.content,
-      metadata: input.metadata ?? null,
-      additionalName: member.additional_name,
-      flags: input.flags ?? 0,
-    });
     const author = (await this.store.users.get(userId))!;
-    const message = messageToWire(row, author);
+    const message = await this.store.lobbies.transaction(async (tx) => {
+      const row = await this.store.messages.insertLobbyMessage(tx, {
+        lobbyId,
+        applicationId,
+        authorId: userId,
+        content: input.content,
+        metadata: input.metadata ?? null,
+        additionalName: member.additional_name,
+        flags: input.flags ?? 0,
+      });
+      const wire = messageToWire(row, author);
+      // The moderation webhook goes to the outbox with the message, or not at all.
+      await this.store.webhookEvents.record(tx, applicationId, 'LOBBY_MESSAGE_CREATE', wire);
+      return wire;
+    });
     const memberIds = (await this.store.lobbies.members(lobbyId)).map((m) => m.user_id);
     this.publishTo(memberIds, applicationId, DispatchEvent.LobbyMessageCreate, message);
     return message;

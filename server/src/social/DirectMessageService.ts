@@ -107,10 +107,15 @@ export class DirectMessageService {
     const row = await this.store.directMessages.get(messageId);
     if (!row || row.channel_id !== channelId || row.application_id !== botApplicationId) throw SocialErrors.unknownMessage();
     const value = Object.keys(metadata).length > 0 ? metadata : null;
-    await this.store.directMessages.setModerationMetadata(this.store.database.db, messageId, value);
     const updated = { ...row, moderation_metadata: encodeMetadata(value) };
+    const wire = dmToWire(updated, (await this.store.users.get(row.author_id))!);
+    await this.store.directMessages.transaction(async (tx) => {
+      await this.store.directMessages.setModerationMetadata(tx, messageId, value);
+      // The game backend hears its own moderation verdicts too (other backends of the family may act on them).
+      await this.store.webhookEvents.record(tx, row.application_id, 'GAME_DIRECT_MESSAGE_UPDATE', webhookData(wire));
+    });
     const family = await this.store.socialSettings.family(row.application_id);
-    await this.deliver(family, updated, SocialDispatchEvent.MessageUpdate, dmToWire(updated, (await this.store.users.get(row.author_id))!));
+    await this.deliver(family, updated, SocialDispatchEvent.MessageUpdate, wire);
   }
 
   /** The lobby-message moderation-metadata endpoint (Bot): members get LOBBY_MESSAGE_UPDATE. */
@@ -121,10 +126,13 @@ export class DirectMessageService {
     const row = await db.selectFrom('lobby_messages').selectAll().where('id', '=', messageId).where('lobby_id', '=', lobbyId).executeTakeFirst();
     if (!row) throw SocialErrors.unknownMessage();
     const value = encodeMetadata(Object.keys(metadata).length > 0 ? metadata : null);
-    await db.updateTable('lobby_messages').set({ moderation_metadata: value }).where('id', '=', messageId).execute();
     const author = await this.store.users.get(row.author_id);
-    if (!author) return;
-    const message: LobbyMessage = messageToWire({ ...row, moderation_metadata: value }, author);
+    const message: LobbyMessage | null = author ? messageToWire({ ...row, moderation_metadata: value }, author) : null;
+    await db.transaction().execute(async (tx) => {
+      await tx.updateTable('lobby_messages').set({ moderation_metadata: value }).where('id', '=', messageId).execute();
+      if (message) await this.store.webhookEvents.record(tx, lobby.application_id, 'LOBBY_MESSAGE_UPDATE', { ...message, edited_timestamp: new Date().toISOString() });
+    });
+    if (!message) return;
     const members = (await this.store.lobbies.members(lobbyId)).map((m) => m.user_id);
     publish(this.bus, lobby.application_id, members, SocialDispatchEvent.LobbyMessageUpdate, message);
   }

@@ -34,8 +34,10 @@ export class DirectMessageRepo {
     if (existing) return existing;
     const [low, high] = snowflakeLess(a, b) ? [a, b] : [b, a];
     const row: DmChannelsTable = { id: this.ids.next(), user_low: low, user_high: high, created_at: Date.now() };
-    await db.insertInto('dm_channels').values(row).execute();
-    return row;
+    // Two first messages between the same pair at once (two nodes, or two requests): the loser
+    // of the race takes the winner's channel instead of failing on the unique pair.
+    await db.insertInto('dm_channels').values(row).onConflict((oc) => oc.columns(['user_low', 'user_high']).doNothing()).execute();
+    return (await this.channelBetween(a, b, db))!;
   }
 
   async insert(

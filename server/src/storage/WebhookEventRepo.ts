@@ -85,6 +85,25 @@ export class WebhookEventRepo {
       .execute();
   }
 
+  /**
+   * Several 2xx answers recorded in one statement (one commit): on PostgreSQL a commit costs
+   * milliseconds, and the worker sends the next event while the previous answers are recorded.
+   */
+  async markDeliveredMany(results: { id: string; status: number; latencyMs: number }[]): Promise<void> {
+    if (results.length === 0) return;
+    const now = Date.now();
+    const byStatus = new Map<number, { id: string; latencyMs: number }[]>();
+    for (const r of results) byStatus.set(r.status, [...(byStatus.get(r.status) ?? []), r]);
+    for (const [status, group] of byStatus) {
+      const latency = sql<number>`case ${sql.join(group.map((g) => sql`when id = ${g.id} then ${sql.lit(Math.round(g.latencyMs))}`), sql` `)} end`;
+      await this.db
+        .updateTable('webhook_events')
+        .set((eb) => ({ delivered_at: now, last_attempt_at: now, last_status: status, latency_ms: latency, last_error: null, attempts: eb('attempts', '+', 1) }))
+        .where('id', 'in', group.map((g) => g.id))
+        .execute();
+    }
+  }
+
   async markFailed(id: string, result: { status: number; error: string; latencyMs: number }): Promise<void> {
     await this.db
       .updateTable('webhook_events')

@@ -12,7 +12,10 @@ export interface WebhookDeliveryOptions {
   resolve?: SafeFetchOptions['resolve'];
   /** How often an idle worker looks for due events (a local record() also wakes it). Default 250 ms. */
   pollIntervalMs?: number;
-  /** How long a claimed application stays this node's without renewal. Default 30 s. */
+  /**
+   * How long a claimed application stays this node's without renewal. Default 30 s; at least
+   * three send timeouts, since a lease must outlast any send started under it.
+   */
   leaseMs?: number;
   /** Events read per query. Default 100. */
   batchSize?: number;
@@ -66,7 +69,7 @@ export class WebhookDeliveryWorker {
       allowLoopback: options.allowLoopback ?? false,
       resolve: options.resolve,
       pollIntervalMs: options.pollIntervalMs ?? 250,
-      leaseMs: options.leaseMs ?? 30_000,
+      leaseMs: Math.max(options.leaseMs ?? 30_000, 3 * (options.timeoutMs ?? 3000)),
       batchSize: options.batchSize ?? 100,
       concurrency: options.concurrency ?? 16,
       backoffBaseMs: options.backoffBaseMs ?? 1000,
@@ -135,17 +138,30 @@ export class WebhookDeliveryWorker {
     let failing = claimed.failing_since !== null;
     const keys = await this.repo.keyPair(appId);
     const key = this.signer.key(appId, keys.private_key);
+    // 2xx answers not yet recorded, and the recording in flight: the next send does not wait for
+    // the commit, but the next read of the queue does (else it would see them as pending).
+    let answered: { id: string; status: number; latencyMs: number }[] = [];
+    let recording: Promise<void> = Promise.resolve();
+    const record = () => {
+      const group = answered;
+      answered = [];
+      recording = recording.then(() => this.repo.markDeliveredMany(group));
+      return recording;
+    };
     try {
       while (!this.closing) {
         // Settings are read per batch, so a changed URL or type list applies within one batch.
         const settings = await this.repo.settings(appId);
         if (!settings || settings.status !== WebhookStatus.Enabled || !settings.url) return;
         const types = new Set<string>(JSON.parse(settings.types) as string[]);
+        await record();
         const batch = await this.repo.nextBatch(appId, this.opts.batchSize);
         if (batch.length === 0) return;
         for (const event of batch) {
           if (this.closing) return;
-          if (Date.now() > leaseUntil - this.opts.leaseMs / 2) {
+          // Renewed while at least two send timeouts remain, so no send outlives the lease (a node
+          // that takes over an expired lease would send the in-flight event again).
+          if (Date.now() > leaseUntil - 2 * this.opts.timeoutMs) {
             leaseUntil = Date.now() + this.opts.leaseMs;
             if (!(await this.repo.renewLease(appId, this.nodeId, leaseUntil))) return;
           }
@@ -155,13 +171,15 @@ export class WebhookDeliveryWorker {
           }
           const outcome = await this.send(settings.url, key, event);
           if (outcome.ok) {
-            await this.repo.markDelivered(event.id, { status: outcome.status, latencyMs: outcome.latencyMs });
+            answered.push({ id: event.id, status: outcome.status, latencyMs: outcome.latencyMs });
+            if (answered.length >= 16) void record().catch(() => {});
             if (failing) {
               failing = false;
               await this.repo.clearFailure(appId);
             }
             continue;
           }
+          await record();
           await this.repo.markFailed(event.id, { status: outcome.status, error: outcome.error, latencyMs: outcome.latencyMs });
           const now = Date.now();
           const since = await this.repo.recordFailure(appId, now, now + this.backoff(event.attempts + 1), outcome.error);
@@ -173,6 +191,9 @@ export class WebhookDeliveryWorker {
         }
       }
     } finally {
+      // Answers already received are recorded before the lease goes (a failure here leaves them
+      // pending: they will be sent again, which at-least-once allows).
+      await record().catch((err) => this.log.error({ err, applicationId: appId }, 'recording webhook deliveries failed'));
       await this.repo.releaseLease(appId, this.nodeId).catch(() => {});
     }
   }
