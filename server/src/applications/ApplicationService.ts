@@ -7,6 +7,7 @@ import type { Store } from '../storage/Store.ts';
 import { userToWire } from '../storage/UserRepo.ts';
 import { decodeImageDataUri } from './applicationImages.ts';
 import { FieldErrors } from './formErrors.ts';
+import type { WebhookPatch, WebhookService, WebhookWire } from '../webhooks/WebhookService.ts';
 
 /**
  * Application flags a developer may change (the public API lets only the "limited" Gateway
@@ -30,7 +31,7 @@ const INSTALL_SCOPES = new Set([...KNOWN_SCOPES, 'bot']);
 export type IntegrationTypesConfig = Record<string, { oauth2_install_params?: { scopes: string[]; permissions: string } }>;
 
 /** The public body of PATCH /applications/@me (RESTPatchCurrentApplicationJSONBody) plus our extensions. */
-export interface ApplicationPatch {
+export interface ApplicationPatch extends WebhookPatch {
   description?: string;
   icon?: string | null;
   flags?: number;
@@ -64,11 +65,20 @@ export interface ApplicationWire {
   public_client: boolean;
   /** Ours: the social SDK switch and the approval state that picks the rate budgets. */
   social_sdk: { enabled: boolean; approval: ApprovalState };
+  /** The webhook fields (issue 15): verify_key, event_webhooks_url/_status/_types, and ours, event_webhooks_last_error. */
+  verify_key?: WebhookWire['verify_key'];
+  event_webhooks_url?: WebhookWire['event_webhooks_url'];
+  event_webhooks_status?: WebhookWire['event_webhooks_status'];
+  event_webhooks_types?: WebhookWire['event_webhooks_types'];
+  event_webhooks_last_error?: string;
 }
 
 /** Developer-facing application rules, shared by the REST routes, the portal and the admin CLI. */
 export class ApplicationService {
   constructor(private readonly store: Store, private readonly urls: UrlPolicy) {}
+
+  /** Set by startServer: validates, PINGs and saves the event_webhooks_* fields of an edit (issue 15). */
+  webhooks: Pick<WebhookService, 'prepare' | 'wire'> | null = null;
 
   /** An application made in the portal: owned by its creator, and in pre-approval. */
   async createOwned(ownerId: string, name: string): Promise<CreatedApplication> {
@@ -167,8 +177,11 @@ export class ApplicationService {
       changes.redirectUris = patch.redirect_uris;
     }
     if (patch.public_client !== undefined) changes.publicClient = patch.public_client;
+    // Checked with the rest, so one 50035 names every problem; saved only if the whole edit is valid.
+    const commitWebhooks = this.webhooks ? await this.webhooks.prepare(id, patch, errs) : null;
     errs.throwIfAny();
     await this.store.applications.update(id, changes);
+    await commitWebhooks?.();
     return (await this.store.applications.get(id))!;
   }
 
@@ -191,7 +204,7 @@ export class ApplicationService {
   async requestProductionAccess(id: string): Promise<ApprovalState> {
     const app = await this.get(id);
     if (app.approval === 'approved') return 'approved';
-    if (app.social_sdk !== 1) throw new ApiError(400, 50035, 'Enable the social SDK first');
+    if (app.social_sdk !== 1) throw Errors.invalidForm({ _errors: [{ code: 'SOCIAL_SDK_NOT_ENABLED', message: 'Enable the social SDK first.' }] });
     await this.store.applications.setApproval(id, 'requested');
     return 'requested';
   }
@@ -230,6 +243,7 @@ export class ApplicationService {
       ...(app.integration_types_config ? { integration_types_config: JSON.parse(app.integration_types_config) as IntegrationTypesConfig } : {}),
       public_client: app.public_client === 1,
       social_sdk: { enabled: app.social_sdk === 1, approval: (app.approval ?? 'approved') as ApprovalState },
+      ...(this.webhooks ? await this.webhooks.wire(app.id) : {}),
     };
   }
 }
