@@ -4,11 +4,12 @@ import { clearSessionCookie, currentWebUser, isSecure, pageHeaders, safeNext, sa
 import { accountPage, messagePage, signInPage, signUpPage } from '../../pages/accountPages.ts';
 import { PLATFORM_CSS } from '../../pages/html.ts';
 import type { ServerContext } from '../../ServerContext.ts';
+import { FormField, HtmlPage, IdParam, NotFound, pageRoute, Redirect, Type } from '../schemas/index.ts';
 
 const PAGE_LIMIT = { config: { rateLimit: { bucket: 'pages.auth', limit: 30, windowMs: 60_000 } } };
-
 // Sign-in is also budgeted per username, so one account cannot be guessed at from many addresses.
 const LOGIN_LIMIT = { config: { rateLimit: { ...PAGE_LIMIT.config.rateLimit, alsoKeyOnField: 'login' } } };
+
 export function formOf(req: FastifyRequest): URLSearchParams {
   return req.body instanceof URLSearchParams ? req.body : new URLSearchParams();
 }
@@ -18,20 +19,32 @@ function field(form: URLSearchParams, name: string, max: number): string | undef
   return v === null || v.length > max ? undefined : v;
 }
 
+const Next = Type.Object({ next: FormField('Same-site path to return to after signing in') });
+const SignUpForm = Type.Object({
+  login: FormField('Username: 2-32 letters, digits, dots or underscores'),
+  password: FormField('At least 8 characters'),
+  display_name: FormField('Display name (up to 32 characters)'),
+  email: FormField('Optional'),
+  next: FormField('Where to go afterwards'),
+});
+const SignInForm = Type.Object({ login: FormField('Username'), password: FormField('Password'), next: FormField('Where to go afterwards') });
+const CsrfForm = Type.Object({ csrf: FormField('The page\'s CSRF token') });
+const PAGE_ERRORS = { 400: HtmlPage('The form again, with what was wrong'), 403: HtmlPage('Not sent from this site, or the form expired') };
+
 /**
  * The platform's own pages for full accounts: sign-up and sign-in (scrypt-hashed passwords,
  * see accounts/passwords.ts), sign-out, and the account page listing connected games, where a
  * game can be unlinked or removed (what openConnectedGamesSettingsInDiscord opens).
  */
 export function accountPageRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.get('/assets/platform.css', async (_req, reply) => reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PLATFORM_CSS));
+  app.get('/assets/platform.css', pageRoute({ summary: 'The pages\' style sheet', response: { 200: { description: 'CSS', content: { 'text/css': { schema: Type.String() } } } } }), async (_req, reply) => reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PLATFORM_CSS));
 
-  app.get('/signup', async (req, reply) => {
+  app.get('/signup', pageRoute({ summary: 'Sign-up page', querystring: Next, response: { 200: HtmlPage('Sign-up form') } }), async (req, reply) => {
     const next = (req.query as Record<string, string | undefined>).next;
     return pageHeaders(reply).send(signUpPage({ next: safeNext(next) }));
   });
 
-  app.post('/signup', PAGE_LIMIT, async (req, reply) => {
+  app.post('/signup', { ...pageRoute({ summary: 'Create a full account and sign in', body: SignUpForm, response: { 303: Redirect('Signed in: to `next`'), ...PAGE_ERRORS, 409: HtmlPage('Username taken') } }), ...PAGE_LIMIT }, async (req, reply) => {
     if (!sameOrigin(ctx, req)) return pageHeaders(reply).code(403).send(messagePage('Not allowed', 'This form must be sent from this site.'));
     const form = formOf(req);
     const next = safeNext(form.get('next'));
@@ -50,12 +63,12 @@ export function accountPageRoutes(app: FastifyInstance, ctx: ServerContext): voi
     return reply.redirect(next, 303);
   });
 
-  app.get('/login', async (req, reply) => {
+  app.get('/login', pageRoute({ summary: 'Sign-in page', querystring: Next, response: { 200: HtmlPage('Sign-in form') } }), async (req, reply) => {
     const next = (req.query as Record<string, string | undefined>).next;
     return pageHeaders(reply).send(signInPage({ next: safeNext(next) }));
   });
 
-  app.post('/login', PAGE_LIMIT, async (req, reply) => {
+  app.post('/login', { ...pageRoute({ summary: 'Sign in', body: SignInForm, response: { 303: Redirect('Signed in: to `next`'), 401: HtmlPage('Wrong username or password'), 403: HtmlPage('Banned, or not sent from this site') } }), ...LOGIN_LIMIT }, async (req, reply) => {
     if (!sameOrigin(ctx, req)) return pageHeaders(reply).code(403).send(messagePage('Not allowed', 'This form must be sent from this site.'));
     const form = formOf(req);
     const next = safeNext(form.get('next'));
@@ -68,14 +81,14 @@ export function accountPageRoutes(app: FastifyInstance, ctx: ServerContext): voi
     return reply.redirect(next, 303);
   });
 
-  app.post('/logout', async (req, reply) => {
+  app.post('/logout', pageRoute({ summary: 'Sign out', body: CsrfForm, response: { 303: Redirect('To /login') } }), async (req, reply) => {
     const me = await currentWebUser(ctx, req);
     if (me && sameOrigin(ctx, req) && formOf(req).get('csrf') === me.csrf) await ctx.store.accounts.closeSession(me.cookie);
     clearSessionCookie(reply);
     return reply.redirect('/login', 303);
   });
 
-  app.get('/account', async (req, reply) => {
+  app.get('/account', pageRoute({ summary: 'Account page: connected games', querystring: Type.Object({ done: FormField('unlinked or removed: the notice to show') }), response: { 200: HtmlPage('Account page'), 303: Redirect('Not signed in: to /login') } }), async (req, reply) => {
     const me = await currentWebUser(ctx, req);
     if (!me) return reply.redirect(`/login?next=${encodeURIComponent('/account')}`, 303);
     const notice = (req.query as Record<string, string | undefined>).done;
@@ -92,8 +105,15 @@ export function accountPageRoutes(app: FastifyInstance, ctx: ServerContext): voi
     else await ctx.accounts.deauthorize(appId, me.user.id);
     return reply.redirect(`/account?done=${action === 'unlink' ? 'unlinked' : 'removed'}`, 303);
   };
-  app.post('/account/applications/:id/unlink', change('unlink'));
-  app.post('/account/applications/:id/remove', change('remove'));
+  const changeRoute = (summary: string) =>
+    pageRoute({
+      summary,
+      params: Type.Object({ id: IdParam(NotFound.application, 'Application ID') }),
+      body: CsrfForm,
+      response: { 303: Redirect('Back to /account'), 403: HtmlPage('The form expired'), 404: HtmlPage('Not a connected game') },
+    });
+  app.post('/account/applications/:id/unlink', changeRoute('Unlink a game (its provisional identity stays)'), change('unlink'));
+  app.post('/account/applications/:id/remove', changeRoute('Remove a game\'s authorization'), change('remove'));
 }
 
 async function renderAccount(ctx: ServerContext, me: { user: { id: string; username: string; global_name: string | null }; csrf: string }, notice?: string): Promise<string> {

@@ -7,7 +7,7 @@ import type { ServerContext } from '../../ServerContext.ts';
 import { userToWire } from '../../storage/UserRepo.ts';
 import { ApiError, Errors } from '../ApiError.ts';
 import { authenticate, requireBearer, requireBot } from '../auth.ts';
-import { object, parse, snowflake } from '../validate.ts';
+import { AnyObject, BEARER, BOT, CLIENT, describeOnly, NoContent, OAuthErrorBody, Snowflake, Type, type TypeBoxTypeProvider, UserSchema } from '../schemas/index.ts';
 import { userTopic } from '../../events/EventBus.ts';
 import { AUTHORIZE_REQUEST_EVENT } from '@social-layer/protocol';
 
@@ -15,11 +15,38 @@ import { AUTHORIZE_REQUEST_EVENT } from '@social-layer/protocol';
 const TOKEN_LIMIT = { config: { rateLimit: { bucket: 'oauth2.token', limit: 120, windowMs: 60_000, key: 'address' as const } } };
 const KEYS_LIMIT = { config: { rateLimit: { bucket: 'oauth2.keys', limit: 60, windowMs: 10_000, key: 'address' as const } } };
 
+const TAGS = ['oauth2'];
+
+/**
+ * The form bodies of the RFC 6749 endpoints, for the document. The endpoints check their own
+ * input and answer in the RFC's shape (invalid_request, invalid_grant, ...), never 50035, so
+ * these schemas describe (validatorCompiler: describeOnly) and the handler reads the form.
+ */
+const TokenForm = Type.Object({
+  grant_type: Type.String({ description: 'authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code or urn:ietf:params:oauth:grant-type:token-exchange' }),
+  code: Type.Optional(Type.String()),
+  redirect_uri: Type.Optional(Type.String()),
+  code_verifier: Type.Optional(Type.String({ description: 'PKCE (S256); required for public clients' })),
+  refresh_token: Type.Optional(Type.String()),
+  device_code: Type.Optional(Type.String()),
+  scope: Type.Optional(Type.String()),
+  client_id: Type.Optional(Type.String({ description: 'When not sent with HTTP Basic' })),
+  client_secret: Type.Optional(Type.String()),
+  subject_token: Type.Optional(Type.String({ description: 'Token exchange' })),
+  subject_token_type: Type.Optional(Type.String()),
+  external_auth_type: Type.Optional(Type.String({ description: 'Merging a provisional account' })),
+  external_auth_token: Type.Optional(Type.String()),
+});
+const RevokeForm = Type.Object({ token: Type.String(), token_type_hint: Type.Optional(Type.String()), client_id: Type.Optional(Type.String()), client_secret: Type.Optional(Type.String()) });
+const DeviceForm = Type.Object({ scope: Type.Optional(Type.String()), client_id: Type.Optional(Type.String()), client_secret: Type.Optional(Type.String()) });
+const FORM = { consumes: ['application/x-www-form-urlencoded'], tags: TAGS, security: CLIENT };
+const OAUTH_ERRORS = { '4XX': { description: 'RFC 6749 error', ...OAuthErrorBody } };
+
 /**
  * Token, revocation and device endpoints take only application/x-www-form-urlencoded
  * (protocols.md 2.7) and answer in the RFC 6749 shape; responses are never cached.
  */
-async function oauthEndpoint(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, run: (form: URLSearchParams) => Promise<unknown>): Promise<unknown> {
+async function oauthEndpoint(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, run: (form: URLSearchParams) => Promise<unknown>): Promise<void> {
   void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
   try {
     const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -28,14 +55,14 @@ async function oauthEndpoint(ctx: ServerContext, req: FastifyRequest, reply: Fas
     }
     const out = await run(req.body);
     logEndpoint(ctx, req, 200);
-    return reply.code(200).type('application/json').send(out ?? {});
+    await reply.code(200).type('application/json').send(out ?? {});
   } catch (caught) {
     // A platform error inside a grant (530017 on a merge, say) keeps its code in the OAuth2 shape.
     const err = caught instanceof ApiError && caught.status < 500 ? new OAuthError(caught.status === 401 ? 400 : caught.status, 'invalid_grant', caught.message, caught.code || undefined) : caught;
     if (!(err instanceof OAuthError)) throw err;
     logEndpoint(ctx, req, err.status, err);
     if (err.headers) void reply.headers(err.headers);
-    return reply.code(err.status).type('application/json').send(err.body());
+    await reply.code(err.status).type('application/json').send(err.body());
   }
 }
 
@@ -60,35 +87,45 @@ function logEndpoint(ctx: ServerContext, req: FastifyRequest, status: number, er
     status,
     error: err?.error,
     code: err?.code,
-  });
+  }, 'oauth2 endpoint');
 }
 
 /** OAuth2 provider endpoints under /api (with and without /v10), OIDC discovery and JWKS. */
 export function oauth2ApiRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
   for (const base of ['/api/v10', '/api']) {
-    app.post(`${base}/oauth2/token`, TOKEN_LIMIT, (req, reply) =>
+    r.post(
+      `${base}/oauth2/token`,
+      { schema: { summary: 'Token endpoint (RFC 6749)', ...FORM, body: TokenForm, response: { 200: AnyObject('Token response: access_token, token_type, expires_in, scope, refresh_token?, id_token?'), ...OAUTH_ERRORS } }, validatorCompiler: describeOnly, ...TOKEN_LIMIT },
+      (req, reply) =>
       oauthEndpoint(ctx, req, reply, async (form) => {
         const client = await authenticateClient(ctx.store, req.headers.authorization, form);
         return ctx.oauth.token(form, client, issuerOf(ctx, req));
       }),
     );
-    app.post(`${base}/oauth2/token/revoke`, TOKEN_LIMIT, (req, reply) =>
+    r.post(
+      `${base}/oauth2/token/revoke`,
+      { schema: { summary: 'Revoke a token and its authorization (RFC 7009)', ...FORM, body: RevokeForm, response: { 200: AnyObject('Empty object'), ...OAUTH_ERRORS } }, validatorCompiler: describeOnly, ...TOKEN_LIMIT },
+      (req, reply) =>
       oauthEndpoint(ctx, req, reply, async (form) => {
         const client = await authenticateClient(ctx.store, req.headers.authorization, form);
         await ctx.oauth.revoke(form, client);
         return {};
       }),
     );
-    app.post(`${base}/oauth2/device/authorize`, TOKEN_LIMIT, (req, reply) =>
+    r.post(
+      `${base}/oauth2/device/authorize`,
+      { schema: { summary: 'Device authorization (RFC 8628)', ...FORM, body: DeviceForm, response: { 200: AnyObject('device_code, user_code, verification_uri, verification_uri_complete, expires_in, interval'), ...OAUTH_ERRORS } }, validatorCompiler: describeOnly, ...TOKEN_LIMIT },
+      (req, reply) =>
       oauthEndpoint(ctx, req, reply, async (form) => {
         const client = await authenticateClient(ctx.store, req.headers.authorization, form);
         return ctx.oauth.deviceAuthorize(client, form.get('scope'), ctx.publicHttpUrl(req.raw));
       }),
     );
-    app.get(`${base}/oauth2/keys`, async (_req, reply) => reply.header('cache-control', 'public, max-age=300').send(await ctx.oauthKeys.jwks()));
+    r.get(`${base}/oauth2/keys`, { schema: { summary: 'JSON Web Key Set of the ID-token signing keys', tags: TAGS, response: { 200: AnyObject('JWKS: {keys: [...]}') } }, ...KEYS_LIMIT }, async (_req, reply) => reply.header('cache-control', 'public, max-age=300').send(await ctx.oauthKeys.jwks()));
   }
 
-  app.get('/.well-known/openid-configuration', async (req) => {
+  r.get('/.well-known/openid-configuration', { schema: { summary: 'OpenID Connect discovery', tags: TAGS, response: { 200: AnyObject('OpenID Provider Metadata') } } }, async (req) => {
     const origin = ctx.publicHttpUrl(req.raw);
     return {
       issuer: origin,
@@ -107,10 +144,19 @@ export function oauth2ApiRoutes(app: FastifyInstance, ctx: ServerContext): void 
       code_challenge_methods_supported: ['S256'],
       claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'preferred_username', 'name', 'is_provisional'],
     };
-  }, 'oauth2 endpoint');
+  });
 
   /** Current authorization info (protocols.md 2.5). */
-  app.get('/api/v10/oauth2/@me', async (req) => {
+  const AuthorizationInfo = Type.Object(
+    {
+      application: Type.Object({ id: Snowflake(), name: Type.String(), bot_public: Type.Boolean(), bot_require_code_grant: Type.Boolean() }),
+      scopes: Type.Array(Type.String()),
+      expires: Type.String({ description: 'ISO 8601' }),
+      user: Type.Optional(UserSchema),
+    },
+    { title: 'AuthorizationInfo' },
+  );
+  r.get('/api/v10/oauth2/@me', { schema: { summary: 'Current authorization (application, scopes, expiry, user with identify)', tags: TAGS, security: BEARER, response: { 200: AuthorizationInfo } } }, async (req) => {
     const p = requireBearer(await authenticate(req, ctx.store));
     const application = await ctx.store.applications.get(p.applicationId);
     const user = await ctx.store.users.get(p.userId);
@@ -124,7 +170,8 @@ export function oauth2ApiRoutes(app: FastifyInstance, ctx: ServerContext): void 
     };
   });
 
-  app.get('/api/v10/oauth2/userinfo', async (req) => {
+  const UserInfo = Type.Object({ sub: Snowflake(), preferred_username: Type.String(), name: Type.String() }, { title: 'UserInfo' });
+  r.get('/api/v10/oauth2/userinfo', { schema: { summary: 'OpenID Connect UserInfo (openid scope)', tags: TAGS, security: BEARER, response: { 200: UserInfo } } }, async (req) => {
     const p = requireBearer(await authenticate(req, ctx.store), 'openid');
     const user = await ctx.store.users.get(p.userId);
     if (!user) throw Errors.unauthorized();
@@ -137,9 +184,15 @@ export function oauth2ApiRoutes(app: FastifyInstance, ctx: ServerContext): void 
    * Delivered to that user's Gateway sessions of the application; the client fires the callback
    * registered with registerAuthorizeRequestCallback.
    */
-  app.post('/api/v10/applications/@me/authorize-requests', { config: { rateLimit: { bucket: 'authorize-requests', limit: 30, windowMs: 60_000 } } }, async (req, reply) => {
+  r.post(
+    '/api/v10/applications/@me/authorize-requests',
+    {
+      schema: { summary: 'Ask the game running for a user to start its account-link flow (AUTHORIZE_REQUEST)', tags: TAGS, security: BOT, body: Type.Object({ user_id: Snowflake() }), response: { 204: NoContent } },
+      config: { rateLimit: { bucket: 'authorize-requests', limit: 30, windowMs: 60_000 } },
+    },
+    async (req, reply) => {
     const bot = requireBot(await authenticate(req, ctx.store));
-    const body = parse(object({ user_id: { check: snowflake, required: true } }), req.body);
+    const body = req.body;
     if (!(await ctx.store.users.get(body.user_id))) throw Errors.unknownUser();
     ctx.bus.publish(userTopic(bot.applicationId, body.user_id), { t: AUTHORIZE_REQUEST_EVENT, json: '{}' });
     return reply.code(204).send();

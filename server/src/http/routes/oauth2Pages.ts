@@ -6,9 +6,25 @@ import { activatePage, consentPage, deviceConsentPage } from '../../pages/oauthP
 import type { ServerContext } from '../../ServerContext.ts';
 import { formOf } from './accountPages.ts';
 import { botAuthorizeGet } from './guildBotAuthorize.ts';
+import { FormField, HtmlPage, pageRoute, Redirect, Type } from '../schemas/index.ts';
 
 /** The request parameters the consent form carries back (everything but csrf and decision). */
 const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'scope', 'state', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'nonce', 'prompt', 'integration_type'];
+
+const AuthorizeFields = Type.Object({
+  response_type: FormField('code'),
+  client_id: FormField('Application ID'),
+  scope: FormField('Space-separated scopes'),
+  state: FormField('Returned unchanged'),
+  redirect_uri: FormField('One of the application\'s redirect URIs'),
+  code_challenge: FormField('PKCE S256 challenge (required for public clients)'),
+  code_challenge_method: FormField('S256'),
+  nonce: FormField('OpenID Connect nonce'),
+  prompt: FormField('none or consent'),
+  integration_type: FormField('0 guild install, 1 user install'),
+});
+const DeviceCode = Type.Object({ user_code: FormField('The code the device shows') });
+const Csrf = { csrf: FormField('The page\'s CSRF token') };
 
 function queryOf(req: FastifyRequest): URLSearchParams {
   const raw = req.raw.url ?? '';
@@ -33,7 +49,15 @@ function redirectHost(uri: string): string {
 export function oauth2PageRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const showError = (reply: FastifyReply, message: string) => pageHeaders(reply).code(400).send(messagePage('Authorization failed', message));
 
-  app.get('/oauth2/authorize', async (req, reply) => {
+  // Repeated parameters are an error in OAuth2 (RFC 6749 3.1): the handler reads the raw query.
+  app.get(
+    '/oauth2/authorize',
+    pageRoute({
+      summary: 'OAuth2 authorization (consent page)',
+      querystring: AuthorizeFields,
+      response: { 200: HtmlPage('Consent page'), 302: Redirect('Back to the redirect URI with code and state, or an error'), 303: Redirect('Not signed in: to /login'), 400: HtmlPage('Unknown client or redirect URI') },
+    }),
+    async (req, reply) => {
     const q = queryOf(req);
     // The bot scope adds a bot to a guild (issue 10): its own page, in guildBotAuthorize.ts.
     if ((q.get('scope') ?? '').split(/[ +]/).includes('bot')) return botAuthorizeGet(ctx, req, reply, q);
@@ -52,7 +76,14 @@ export function oauth2PageRoutes(app: FastifyInstance, ctx: ServerContext): void
     return renderConsent(reply, check.ok, q, me);
   });
 
-  app.post('/oauth2/authorize', async (req, reply) => {
+  app.post(
+    '/oauth2/authorize',
+    pageRoute({
+      summary: 'OAuth2 consent decision',
+      body: Type.Object({ ...AuthorizeFields.properties, ...Csrf, decision: FormField('allow or deny') }),
+      response: { 303: Redirect('Back to the redirect URI with code and state, or access_denied'), 400: HtmlPage('Unknown client or redirect URI'), 403: HtmlPage('The form expired') },
+    }),
+    async (req, reply) => {
     const form = formOf(req);
     const q = new URLSearchParams();
     for (const k of AUTHORIZE_PARAMS) for (const v of form.getAll(k)) q.append(k, v);
@@ -70,14 +101,17 @@ export function oauth2PageRoutes(app: FastifyInstance, ctx: ServerContext): void
     return reply.redirect(ctx.oauth.deny(check.ok), 303);
   });
 
-  app.get('/activate', async (req, reply) => {
+  app.get('/activate', pageRoute({ summary: 'Device activation page (RFC 8628 verification URI)', querystring: DeviceCode, response: { 200: HtmlPage('Enter the code'), 303: Redirect('Not signed in: to /login') } }), async (req, reply) => {
     const me = await currentWebUser(ctx, req);
     if (!me) return reply.redirect(`/login?next=${encodeURIComponent(req.raw.url ?? '/activate')}`, 303);
     const code = queryOf(req).get('user_code') ?? undefined;
     return pageHeaders(reply).send(activatePage({ csrf: me.csrf, userCode: code?.slice(0, 16) }));
   });
 
-  app.post('/activate', async (req, reply) => {
+  app.post(
+    '/activate',
+    pageRoute({ summary: 'Check a device code: the consent page', body: Type.Object({ ...DeviceCode.properties, ...Csrf }), response: { 200: HtmlPage('Device consent page'), 400: HtmlPage('Unknown or expired code'), 403: HtmlPage('The form expired') } }),
+    async (req, reply) => {
     const me = await currentWebUser(ctx, req);
     if (!me) return reply.redirect('/login?next=/activate', 303);
     const form = formOf(req);
@@ -90,7 +124,14 @@ export function oauth2PageRoutes(app: FastifyInstance, ctx: ServerContext): void
     );
   });
 
-  app.post('/activate/decision', async (req, reply) => {
+  app.post(
+    '/activate/decision',
+    pageRoute({
+      summary: 'Allow or deny a device',
+      body: Type.Object({ ...DeviceCode.properties, ...Csrf, decision: FormField('allow or deny') }),
+      response: { 200: HtmlPage('Done'), 400: HtmlPage('Unknown or expired code'), 403: HtmlPage('The form expired') },
+    }),
+    async (req, reply) => {
     const me = await currentWebUser(ctx, req);
     if (!me) return reply.redirect('/login?next=/activate', 303);
     const form = formOf(req);

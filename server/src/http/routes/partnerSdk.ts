@@ -6,34 +6,23 @@ import type { ServerContext } from '../../ServerContext.ts';
 import type { ApplicationsTable } from '../../storage/schema.ts';
 import { ApiError, Errors } from '../ApiError.ts';
 import { authenticate, requireBot } from '../auth.ts';
-import { object, parse, snowflake, str } from '../validate.ts';
+import { BEARER, BOT, NoContent, Snowflake, Str, TokenResponseSchema, Type, type TypeBoxTypeProvider } from '../schemas/index.ts';
 
 const PROVISIONAL_SCOPES = ['sdk.social_layer'];
-const DISPLAY_NAME = str({ min: Limits.displayNameMinLength, max: Limits.displayNameMaxLength });
+const TAGS = ['provisional accounts'];
+const DisplayName = Str(Limits.displayNameMinLength, Limits.displayNameMaxLength, { description: 'Display name of a new provisional account' });
+const ExternalUserId = Str(1, Limits.externalUserIdMaxLength, { description: 'The game\'s own ID for the player' });
+const ExternalAuth = {
+  client_id: Snowflake('Application (client) ID'),
+  client_secret: Type.Optional(Str(1, 128, { description: 'Confidential clients only' })),
+  external_auth_type: Str(1, 64, { description: 'DEVICE_ID, OIDC, DISCORD_BOT_ISSUED_ACCESS_TOKEN, ...' }),
+  external_auth_token: Str(1, 8192, { description: 'The device ID, ID token or bot-issued token' }),
+};
 
-const botBody = object({
-  external_user_id: { check: str({ min: 1, max: Limits.externalUserIdMaxLength }), required: true },
-  preferred_global_name: { check: DISPLAY_NAME },
-});
-
-const tokenBody = object({
-  client_id: { check: snowflake, required: true },
-  client_secret: { check: str({ min: 1, max: 128 }) },
-  external_auth_type: { check: str({ min: 1, max: 64 }), required: true },
-  external_auth_token: { check: str({ min: 1, max: 8192 }), required: true },
-  preferred_global_name: { check: DISPLAY_NAME },
-});
-
-const unmergeBody = object({
-  client_id: { check: snowflake, required: true },
-  client_secret: { check: str({ min: 1, max: 128 }) },
-  external_auth_type: { check: str({ min: 1, max: 64 }), required: true },
-  external_auth_token: { check: str({ min: 1, max: 8192 }), required: true },
-});
-
-const unmergeBotBody = object({
-  external_user_id: { check: str({ min: 1, max: Limits.externalUserIdMaxLength }), required: true },
-});
+const BotBody = Type.Object({ external_user_id: ExternalUserId, preferred_global_name: Type.Optional(DisplayName) });
+const TokenBody = Type.Object({ ...ExternalAuth, preferred_global_name: Type.Optional(DisplayName) });
+const UnmergeBody = Type.Object(ExternalAuth);
+const UnmergeBotBody = Type.Object({ external_user_id: ExternalUserId });
 
 // The client-credential routes key on the client address (the Authorization header ignored); the bot routes on the application.
 const TOKENS = { config: { rateLimit: { bucket: 'partner-sdk.token', limit: 120, windowMs: 60_000, key: 'address' as const } } };
@@ -47,21 +36,23 @@ const BOT_TOKENS = { config: { rateLimit: { bucket: 'partner-sdk.token', limit: 
  * full account answers 530010: the game runs OAuth2 instead. Unmerge moves an identity back out.
  */
 export function partnerSdkRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/api/v10/partner-sdk/token/bot', TOKENS, async (req) => {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.post('/api/v10/partner-sdk/token/bot', { schema: { summary: 'Provisional account token for an external user ID (server side)', tags: TAGS, security: BOT, body: BotBody, response: { 200: TokenResponseSchema } }, ...BOT_TOKENS }, async (req) => {
     const bot = requireBot(await authenticate(req, ctx.store));
-    const body = parse(botBody, req.body);
+    const body = req.body;
     return issue(ctx, req, bot.applicationId, { authType: 'BOT', externalId: body.external_user_id }, body.preferred_global_name);
   });
 
-  app.post('/api/v10/partner-sdk/token', TOKENS, async (req) => {
-    const body = parse(tokenBody, req.body);
+  r.post('/api/v10/partner-sdk/token', { schema: { summary: 'Provisional account token for external credentials (device ID, OIDC ID token, ...)', tags: TAGS, body: TokenBody, response: { 200: TokenResponseSchema } }, ...TOKENS }, async (req) => {
+    const body = req.body;
     const { application, confidential } = await client(ctx, body.client_id, body.client_secret);
     const identity = await resolveExternalIdentity(ctx.store, ctx.oidc, application, body.external_auth_type, body.external_auth_token, confidential);
     return issue(ctx, req, application.id, identity, body.preferred_global_name ?? identity.name);
   });
 
-  app.post('/api/v10/partner-sdk/provisional-accounts/unmerge', TOKENS, async (req, reply) => {
-    const body = parse(unmergeBody, req.body);
+  r.post('/api/v10/partner-sdk/provisional-accounts/unmerge', { schema: { summary: 'Move an external identity back out of a full account', tags: TAGS, body: UnmergeBody, response: { 204: NoContent } }, ...TOKENS }, async (req, reply) => {
+    const body = req.body;
     const { application, confidential } = await client(ctx, body.client_id, body.client_secret);
     if (body.external_auth_type === 'DISCORD_BOT_ISSUED_ACCESS_TOKEN') throw new ApiError(400, ApiErrorCode.AccountNotProvisional, 'Use /partner-sdk/provisional-accounts/unmerge/bot for bot-issued identities');
     const identity = await resolveExternalIdentity(ctx.store, ctx.oidc, application, body.external_auth_type, body.external_auth_token, confidential);
@@ -69,9 +60,9 @@ export function partnerSdkRoutes(app: FastifyInstance, ctx: ServerContext): void
     return reply.code(204).send();
   });
 
-  app.post('/api/v10/partner-sdk/provisional-accounts/unmerge/bot', TOKENS, async (req, reply) => {
+  r.post('/api/v10/partner-sdk/provisional-accounts/unmerge/bot', { schema: { summary: 'Unmerge a bot-issued identity (server side)', tags: TAGS, security: BOT, body: UnmergeBotBody, response: { 204: NoContent } }, ...BOT_TOKENS }, async (req, reply) => {
     const bot = requireBot(await authenticate(req, ctx.store));
-    const body = parse(unmergeBotBody, req.body);
+    const body = req.body;
     await ctx.accounts.unmerge(bot.applicationId, 'BOT', body.external_user_id);
     return reply.code(204).send();
   });
@@ -89,7 +80,7 @@ async function issue(ctx: ServerContext, req: FastifyRequest, applicationId: str
   if (user.is_provisional !== 1) throw new ApiError(400, ApiErrorCode.AccountNotProvisional, 'Account is not provisional; use OAuth2');
   const accessToken = await ctx.store.tokens.issue(user.id, applicationId, PROVISIONAL_SCOPES, Limits.accessTokenTtlSeconds);
   // The identity's kind, never its value (a device ID or an ID token is a credential).
-  ctx.log.debug('provisional token issued', { applicationId, userId: user.id, authType: identity.authType });
+  ctx.log.debug({ applicationId, userId: user.id, authType: identity.authType }, 'provisional token issued');
   return {
     access_token: accessToken,
     // Provisional responses carry an ID token too (protocols.md 2.7), for backends that use them.
