@@ -277,6 +277,42 @@ describe('invites', () => {
     expect((await t.req('GET', `/invites/${inv.body.code}`, as(owner))).body.code).toBe(10006);
   });
 
+  it('target_users_file: a CSV uploaded as multipart comes back the same from Get Target Users; a bad line writes nothing', async () => {
+    const { guild, text } = await newGuild();
+    const post = (form: FormData, path = `/channels/${text.id}/invites`, method = 'POST') =>
+      fetch(`${t.api}${path}`, { method, headers: { authorization: `Bearer ${owner.token}` }, body: form });
+    const form = new FormData();
+    form.set('payload_json', JSON.stringify({ max_age: 600, max_uses: 10 }));
+    form.set('target_users_file', new Blob([`user_id\r\n${bob.userId}\r\n${alice.userId}\r\n`], { type: 'text/csv' }), 'users.csv');
+    const res = await post(form);
+    expect(res.status).toBe(200);
+    const invite = (await res.json()) as any;
+    expect(invite).toMatchObject({ max_age: 600, max_uses: 10 });
+    const csv = await (await fetch(`${t.api}/invites/${invite.code}/target-users`, { headers: { authorization: `Bearer ${owner.token}` } })).text();
+    expect(csv.split('\n')[0]).toBe('user_id');
+    expect(csv.trim().split('\n').slice(1).sort()).toEqual([alice.userId, bob.userId].sort());
+    const update = new FormData();
+    update.set('target_users_file', new Blob([`user_id\n${alice.userId}\n`], { type: 'text/csv' }), 'users.csv');
+    expect((await post(update, `/invites/${invite.code}/target-users`, 'PUT')).status).toBe(204);
+    expect(await (await fetch(`${t.api}/invites/${invite.code}/target-users`, { headers: { authorization: `Bearer ${owner.token}` } })).text()).toBe(`user_id\n${alice.userId}\n`);
+    expect((await t.req('POST', `/invites/${invite.code}`, as(bob))).body.code).toBe(10006);
+    expect((await t.req('POST', `/invites/${invite.code}`, as(alice))).status).toBe(200);
+
+    const before = (await t.req('GET', `/channels/${text.id}/invites`, as(owner))).body.length;
+    const bad = new FormData();
+    bad.set('target_users_file', new Blob([`user_id\n${bob.userId}\nnot-an-id\n`], { type: 'text/csv' }), 'users.csv');
+    const refused = await post(bad);
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as any;
+    expect(body.code).toBe(50035);
+    expect(body.errors.target_users_file['1']._errors[0].message).toContain('Line 3');
+    const badJson = new FormData();
+    badJson.set('payload_json', JSON.stringify({ max_uses: 1000 }));
+    expect((await post(badJson)).status).toBe(400);
+    expect((await t.req('GET', `/channels/${text.id}/invites`, as(owner))).body.length).toBe(before);
+    void guild;
+  });
+
   it('a bot installed in a guild gets a managed role named after its application', async () => {
     const { guild } = await newGuild();
     // The routes made the services for this store already (with the server's bus): the same instance.

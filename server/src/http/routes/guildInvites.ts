@@ -1,14 +1,56 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import { Compile } from 'typebox/compile';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
+import { OptionalBody } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { authenticate } from '../auth.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
+import { parseTargetUsersCsv } from '../../guilds/GuildInviteService.ts';
 import { GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller, schemaErrors } from './guildRouteHelpers.ts';
 
 const ChannelParams = Type.Object({ channel_id: Type.String() });
 const GuildParams = Type.Object({ guild_id: Type.String() });
 const CodeParams = Type.Object({ code: Type.String() });
+/** A target-users CSV of 10,000 IDs is about 200 KB. */
+const MAX_CSV_BYTES = 512 * 1024;
+const InviteBody = Type.Object({
+  max_age: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })),
+  max_uses: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+  temporary: Type.Optional(Type.Boolean()),
+  unique: Type.Optional(Type.Boolean()),
+  role_ids: Type.Optional(Type.Array(Snowflake, { maxItems: 250 })),
+  // JSON form of the target-user list (the multipart upload is the CSV file target_users_file).
+  target_user_ids: Type.Optional(Type.Array(Snowflake, { maxItems: 10_000 })),
+});
+const checkInviteBody = Compile(InviteBody);
+
+/** Reads a multipart invite request: `payload_json` (checked like the JSON body) and the CSV `target_users_file`. */
+async function readUpload(req: FastifyRequest): Promise<{ payload: Static<typeof InviteBody>; targetUsers: string[] | undefined }> {
+  let payload: unknown = {};
+  let csv: string | undefined;
+  let truncated = false;
+  for await (const part of req.parts()) {
+    if (part.type === 'field') {
+      if (part.fieldname === 'payload_json' && typeof part.value === 'string') {
+        try {
+          payload = JSON.parse(part.value);
+        } catch {
+          throw GuildErrors.invalidForm(['payload_json'], 'BASE_TYPE_INVALID', 'payload_json is not JSON');
+        }
+      }
+    } else if (part.fieldname === 'target_users_file' && csv === undefined) {
+      csv = (await part.toBuffer()).toString('utf8');
+      truncated = part.file.truncated;
+    } else {
+      await part.toBuffer();
+    }
+  }
+  if (truncated) throw GuildErrors.invalidForm(['target_users_file'], 'BASE_TYPE_MAX_LENGTH', `The file is larger than ${MAX_CSV_BYTES / 1024} KiB`);
+  if (!checkInviteBody.Check(payload)) throw GuildErrors.invalidForm(['payload_json'], 'BASE_TYPE_INVALID', 'payload_json does not match the invite fields');
+  return { payload, targetUsers: csv === undefined ? undefined : parseTargetUsersCsv(csv) };
+}
 
 /**
  * Guild invites (the game invites of issue 6 are in invites.ts): create with `max_age`,
@@ -20,25 +62,35 @@ export function guildInviteRoutes(app: FastifyInstance, ctx: ServerContext): voi
   const s = guildServicesFor(ctx.store, ctx.bus);
   const opts = { schemaErrorFormatter: schemaErrors };
 
-  r.post('/api/v10/channels/:channel_id/invites', {
-    ...opts,
-    schema: {
-      params: ChannelParams,
-      body: Type.Optional(Type.Object({
-        max_age: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })),
-        max_uses: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
-        temporary: Type.Optional(Type.Boolean()),
-        unique: Type.Optional(Type.Boolean()),
-        role_ids: Type.Optional(Type.Array(Snowflake, { maxItems: 250 })),
-        // JSON form of the target-user list (the multipart CSV upload is target_users_file).
-        target_user_ids: Type.Optional(Type.Array(Snowflake, { maxItems: 10_000 })),
-      })),
-    },
-    config: { rateLimit: GUILD_WRITE },
-  }, async (req) => {
-    const caller = await guildCaller(req, ctx);
-    const body = req.body ?? {};
-    return s.invites.create(caller.userId, req.params.channel_id, body, body.target_user_ids);
+  // Create Channel Invite and Update Target Users take JSON, or multipart/form-data with the
+  // CSV file `target_users_file` (and the JSON fields in `payload_json`, the public convention).
+  // The multipart parser lives in this scope only, with limits that end a large upload early.
+  void app.register(async (scope) => {
+    await scope.register(multipart, { limits: { fileSize: MAX_CSV_BYTES, files: 1, fields: 2, fieldSize: 16_384, parts: 3, headerPairs: 50 } });
+    const m = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+    m.post('/api/v10/channels/:channel_id/invites', {
+      ...opts,
+      schema: { params: ChannelParams, body: OptionalBody(InviteBody) },
+      config: { rateLimit: GUILD_WRITE },
+    }, async (req) => {
+      const caller = await guildCaller(req, ctx);
+      const upload = req.isMultipart() ? await readUpload(req) : undefined;
+      const body = upload ? upload.payload : (req.body ?? {});
+      return s.invites.create(caller.userId, req.params.channel_id, body, upload?.targetUsers ?? body.target_user_ids);
+    });
+
+    m.put('/api/v10/invites/:code/target-users', {
+      ...opts,
+      schema: { params: CodeParams, body: OptionalBody(Type.Object({ target_user_ids: Type.Array(Snowflake, { maxItems: 10_000 }) })) },
+      config: { rateLimit: GUILD_WRITE },
+    }, async (req, reply) => {
+      const caller = await guildCaller(req, ctx);
+      const ids = req.isMultipart() ? (await readUpload(req)).targetUsers : req.body?.target_user_ids;
+      if (!ids) throw GuildErrors.invalidForm(['target_users_file'], 'BASE_TYPE_REQUIRED', 'This field is required');
+      await s.invites.updateTargetUsers(caller.userId, req.params.code, ids);
+      void reply.code(204);
+    });
   });
 
   r.get('/api/v10/channels/:channel_id/invites', { ...opts, schema: { params: ChannelParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
@@ -80,12 +132,4 @@ export function guildInviteRoutes(app: FastifyInstance, ctx: ServerContext): voi
     return s.invites.targetUsersJobStatus((await guildCaller(req, ctx)).userId, req.params.code);
   });
 
-  r.put('/api/v10/invites/:code/target-users', {
-    ...opts,
-    schema: { params: CodeParams, body: Type.Object({ target_user_ids: Type.Array(Snowflake, { maxItems: 10_000 }) }) },
-    config: { rateLimit: GUILD_WRITE },
-  }, async (req, reply) => {
-    await s.invites.updateTargetUsers((await guildCaller(req, ctx)).userId, req.params.code, req.body.target_user_ids);
-    void reply.code(204);
-  });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { OptionalBody } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
 import { GUILD_READ, GUILD_WRITE, MEMBER_READ, Snowflake, guildCaller, schemaErrors } from './guildRouteHelpers.ts';
@@ -109,7 +110,7 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
 
   r.put('/api/v10/guilds/:guild_id/bans/:user_id', {
     ...opts,
-    schema: { params: MemberParams, body: Type.Optional(Type.Object({ delete_message_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })), reason: Type.Optional(Type.String({ maxLength: 512 })) })) },
+    schema: { params: MemberParams, body: OptionalBody(Type.Object({ delete_message_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })), reason: Type.Optional(Type.String({ maxLength: 512 })) })) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
     const reason = req.body?.reason ?? (typeof req.headers['x-audit-log-reason'] === 'string' ? decodeURIComponent(req.headers['x-audit-log-reason']).slice(0, 512) : null);

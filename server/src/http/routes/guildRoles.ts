@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { OptionalBody } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
 import { GUILD_READ, GUILD_WRITE, PermissionString, Snowflake, guildCaller, schemaErrors } from './guildRouteHelpers.ts';
@@ -37,7 +38,7 @@ export function guildRoleRoutes(app: FastifyInstance, ctx: ServerContext): void 
     return s.guilds.getRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.role_id);
   });
 
-  r.post('/api/v10/guilds/:guild_id/roles', { ...opts, schema: { params: GuildParams, body: Type.Optional(RoleBody) }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
+  r.post('/api/v10/guilds/:guild_id/roles', { ...opts, schema: { params: GuildParams, body: OptionalBody(RoleBody) }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
     return s.guilds.createRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body ?? {});
   });
 
