@@ -24,7 +24,10 @@ export interface ConnectionLimits {
   frameGapMs: number;
 }
 
-export const DEFAULT_LIMITS: ConnectionLimits = { burst: 60, perSecond: 30, handshakeTimeoutMs: 10_000, frameGapMs: 10 };
+export const DEFAULT_LIMITS: ConnectionLimits = { burst: 60, perSecond: 30, handshakeTimeoutMs: 10_000, frameGapMs: 20 };
+
+/** Frames waiting for their turn beyond this: the client does not keep up; it is closed. */
+const MAX_QUEUED_FRAMES = 512;
 
 type State = 'handshake' | 'opening' | 'ready' | 'closed';
 
@@ -47,7 +50,7 @@ export class IpcConnection {
   private lastWrite = 0;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private handshakeTimer: ReturnType<typeof setTimeout> | undefined;
-  private endAfterFlush = false;
+  private closing = false;
   private readonly early: unknown[] = [];
   private readonly closeListeners: (() => void)[] = [];
   /** How it ended, for tests and logs. */
@@ -66,11 +69,11 @@ export class IpcConnection {
   }
 
   get isOpen(): boolean {
-    return this.state !== 'closed' && !this.endAfterFlush;
+    return this.state !== 'closed' && !this.closing;
   }
 
   get isReady(): boolean {
-    return this.state === 'ready' && !this.endAfterFlush;
+    return this.state === 'ready' && !this.closing;
   }
 
   onClose(listener: () => void): void {
@@ -82,13 +85,17 @@ export class IpcConnection {
     if (this.isReady) this.write(IpcOpcode.Frame, { cmd: 'DISPATCH', evt, data, nonce: null });
   }
 
-  /** Sends CLOSE `{code, message}` after what is queued, then ends the socket. */
+  /** Sends what is queued and CLOSE `{code, message}`, then ends the socket. */
   close(code: number, message: string): void {
     if (!this.isOpen) return;
     this.closeCode = code;
-    this.write(IpcOpcode.Close, { code, message });
-    this.endAfterFlush = true;
-    this.flush();
+    this.closing = true;
+    // No pacing at the end: what is queued goes out now (one write per frame), then CLOSE.
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    for (const frame of this.outQueue.splice(0)) this.socket.write(frame);
+    this.socket.write(encodeFrame(IpcOpcode.Close, { code, message }));
+    this.socket.end();
     // A client that never reads must not hold the socket open.
     setTimeout(() => this.socket.destroy(), 2000).unref();
   }
@@ -183,7 +190,11 @@ export class IpcConnection {
   }
 
   private write(op: number, data: unknown): void {
-    if (this.state === 'closed') return;
+    if (this.state === 'closed' || this.closing) return;
+    if (this.outQueue.length >= MAX_QUEUED_FRAMES) {
+      this.outQueue.length = 0;
+      return this.close(RpcCloseCode.RateLimited, 'Too many frames waiting to be sent');
+    }
     this.outQueue.push(encodeFrame(op, data));
     this.flush();
   }
@@ -204,8 +215,7 @@ export class IpcConnection {
       this.socket.write(frame);
       this.lastWrite = Date.now();
     }
-    if (this.outQueue.length > 0) return this.flush();
-    if (this.endAfterFlush) this.socket.end();
+    if (this.outQueue.length > 0) this.flush();
   }
 
   private finish(): void {

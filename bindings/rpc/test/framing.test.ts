@@ -58,7 +58,7 @@ class RawClient {
     for (;;) {
       const f = this.frames.find(pred);
       if (f) return f;
-      if (Date.now() > deadline) throw new Error(`no such frame; got ${JSON.stringify(this.frames).slice(0, 300)}`);
+      if (Date.now() > deadline) throw new Error(`no such frame; got ${this.frames.length} frames, last ${JSON.stringify(this.frames.slice(-2)).slice(0, 300)}`);
       await new Promise((r) => setTimeout(r, 10));
     }
   }

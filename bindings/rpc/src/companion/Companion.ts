@@ -292,7 +292,8 @@ export class Companion implements RpcHandler {
     else state.subscriptions.delete(key);
     if (on && guild) {
       // The current status right after the answer, as the desktop client does.
-      setTimeout(() => conn.dispatch(RpcEvent.GuildStatus, { guild: guildSummary(guild, this.options.serverUrl), online: 0 }), 0);
+      // A little later than the answer: discord-rpc 4 drops a frame that shares a read with another.
+      setTimeout(() => conn.dispatch(RpcEvent.GuildStatus, { guild: guildSummary(guild, this.options.serverUrl), online: 0 }), 50);
     }
     void app;
     return { evt };
