@@ -7,7 +7,7 @@ import { type EventBus, LocalEventBus } from './events/EventBus.ts';
 import { RedisEventBus } from './events/RedisEventBus.ts';
 import { RedisRateLimitStore } from './events/RedisRateLimitStore.ts';
 import { GatewayServer } from './gateway/GatewayServer.ts';
-import { SessionStartLimit } from './gateway/SessionStartLimit.ts';
+import { SessionStartLimit, type SessionStartLimitOptions } from './gateway/SessionStartLimit.ts';
 import { createHttpApp } from './http/createHttpApp.ts';
 import { type RegisteredRoute, registeredRoutes } from './http/schemas/index.ts';
 import { RateLimiter } from './http/RateLimiter.ts';
@@ -80,6 +80,8 @@ export interface ServerOptions {
   maxConnectionsPerAddress?: number;
   /** Concurrent Gateway sockets per client address. Default 64. */
   maxGatewaySocketsPerAddress?: number;
+  /** Gateway Identify budgets (GET /gateway/bot's session_start_limit). Default 1000 per 24 h, 16 per 5 s. */
+  sessionStartLimit?: SessionStartLimitOptions;
   /**
    * Development mode (`--dev`, SOCIAL_LAYER_DEV=1): http and loopback URLs are accepted where
    * production refuses them (config/urlPolicy.ts). Default false.
@@ -150,7 +152,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
   // With Redis, every node draws on one budget per caller; alone, the counters stay in memory.
   const rateLimiter = options.rateLimits === false ? null : new RateLimiter(options.redisUrl ? new RedisRateLimitStore(options.redisUrl) : undefined);
-  const sessionStarts = rateLimiter ? new SessionStartLimit(rateLimiter.store) : null;
+  const sessionStarts = rateLimiter ? new SessionStartLimit(rateLimiter.store, options.sessionStartLimit) : null;
   const accountServices = createAccountServices(store, log, options.accounts);
   const urlPolicy = new UrlPolicy(options.dev === true);
   const webhooks = await startWebhooks(store, log.child({ scope: 'webhooks' }), options.dev === true, options.webhooks);

@@ -15,31 +15,43 @@ export interface SessionStartLimitInfo {
  * op 9 (Invalid Session, not resumable) and closes with 4008. The counters live in the rate-limit
  * store, so on a scale-out deployment (Redis) every node draws on the same budget.
  */
-export class SessionStartLimit {
-  static readonly DAILY: BucketRule = { bucket: 'gateway.identify.daily', limit: 1000, windowMs: 24 * 60 * 60 * 1000 };
-  /** Large bots get 16 on the public platform; one budget for all here, so a sharded bot can start quickly. */
-  static readonly CONCURRENCY: BucketRule = { bucket: 'gateway.identify.concurrency', limit: 16, windowMs: 5_000 };
+export interface SessionStartLimitOptions {
+  /** Identifies per 24 h per application (bots) and per user (bearer). Default 1000. */
+  total?: number;
+  /** Bot Identifies per 5 s per application. Default 16 (what large bots get on the public platform), so a sharded bot starts quickly. */
+  maxConcurrency?: number;
+}
 
-  constructor(private readonly store: RateLimitStore) {}
+export class SessionStartLimit {
+  private readonly daily: BucketRule;
+  private readonly concurrency: BucketRule;
+
+  constructor(
+    private readonly store: RateLimitStore,
+    options: SessionStartLimitOptions = {},
+  ) {
+    this.daily = { bucket: 'gateway.identify.daily', limit: options.total ?? 1000, windowMs: 24 * 60 * 60 * 1000 };
+    this.concurrency = { bucket: 'gateway.identify.concurrency', limit: options.maxConcurrency ?? 16, windowMs: 5_000 };
+  }
 
   /** Counts one Identify; false when it is over a budget (then the session must not start). */
   async start(identity: { kind: 'bearer' | 'bot'; applicationId: string; userId: string }, now = Date.now()): Promise<boolean> {
     const subject = subjectOf(identity);
-    const daily = await this.store.hit(key(SessionStartLimit.DAILY, subject), SessionStartLimit.DAILY.windowMs, now);
-    if (daily.count > SessionStartLimit.DAILY.limit) return false;
+    const daily = await this.store.hit(key(this.daily, subject), this.daily.windowMs, now);
+    if (daily.count > this.daily.limit) return false;
     if (identity.kind !== 'bot') return true;
-    const burst = await this.store.hit(key(SessionStartLimit.CONCURRENCY, subject), SessionStartLimit.CONCURRENCY.windowMs, now);
-    return burst.count <= SessionStartLimit.CONCURRENCY.limit;
+    const burst = await this.store.hit(key(this.concurrency, subject), this.concurrency.windowMs, now);
+    return burst.count <= this.concurrency.limit;
   }
 
   /** The application's bot budget, as GET /gateway/bot reports it. */
   async info(applicationId: string, now = Date.now()): Promise<SessionStartLimitInfo> {
-    const w = await this.store.peek(key(SessionStartLimit.DAILY, `app:${applicationId}`), now);
+    const w = await this.store.peek(key(this.daily, `app:${applicationId}`), now);
     return {
-      total: SessionStartLimit.DAILY.limit,
-      remaining: Math.max(0, SessionStartLimit.DAILY.limit - w.count),
-      reset_after: w.count === 0 ? SessionStartLimit.DAILY.windowMs : Math.max(0, w.resetAt - now),
-      max_concurrency: SessionStartLimit.CONCURRENCY.limit,
+      total: this.daily.limit,
+      remaining: Math.max(0, this.daily.limit - w.count),
+      reset_after: w.count === 0 ? this.daily.windowMs : Math.max(0, w.resetAt - now),
+      max_concurrency: this.concurrency.limit,
     };
   }
 }

@@ -1,7 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { Errors } from '../ApiError.ts';
+import type { BucketRule } from '../RateLimiter.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { Nullable, Redirect, Snowflake, Type } from '../schemas/index.ts';
 
@@ -9,6 +11,27 @@ const GameConfig = Type.Object(
   { applicationId: Nullable(Snowflake('The application the hosted games use')), apiBase: Type.String({ description: 'Origin of this server' }) },
   { title: 'GameConfig' },
 );
+
+/** A game page loads many files at once (scripts, images, sounds): a budget sized for that, per address. */
+const STATIC_LIMIT: BucketRule = { bucket: 'games.static', limit: 600, windowMs: 10_000, key: 'address' };
+
+/**
+ * One game's dist/ under its prefix. @fastify/static (send) refuses traversal, `%00` and encoded
+ * slashes with a 4xx error; those are the caller's mistakes, so they answer 404 (the file is not
+ * there, whatever the reason) and log at debug, never a 500 with an error line (issue 9, fix 5).
+ */
+async function staticGame(scope: FastifyInstance, opts: { root: string; at: string }): Promise<void> {
+  scope.addHook('onRoute', (route) => {
+    route.config = { ...((route.config ?? {}) as object), rateLimit: STATIC_LIMIT } as typeof route.config;
+  });
+  scope.setErrorHandler((err: FastifyError, req, reply) => {
+    const status = err.statusCode ?? (err as { status?: number }).status;
+    if (typeof status !== 'number' || status < 400 || status >= 500) throw err;
+    req.log.debug({ status, code: err.code }, 'static file refused');
+    return reply.code(status === 405 ? 405 : 404).type('application/json').send(Errors.notFound().body());
+  });
+  await scope.register(fastifyStatic, { root: opts.root, prefix: opts.at, decorateReply: false });
+}
 
 /**
  * Hosts the built sample games under /games/<name>/ and tells them which application to use
@@ -25,7 +48,7 @@ export async function gameRoutes(app: FastifyInstance, ctx: ServerContext, sampl
     for (const name of readdirSync(samplesDir).sort()) {
       const dist = join(samplesDir, name, 'dist');
       if (!/^[a-z0-9-]+$/.test(name) || !existsSync(join(dist, 'index.html'))) continue;
-      await app.register(fastifyStatic, { root: dist, prefix: `/games/${name}/`, decorateReply: false });
+      await app.register(staticGame, { root: dist, at: `/games/${name}/` });
       served.push(name);
     }
   }
