@@ -7,7 +7,9 @@ import * as esbuild from 'esbuild';
 
 const root = dirname(fileURLToPath(import.meta.url));
 
-export async function build({ outdir = join(root, 'dist'), minify = true } = {}) {
+// Production builds publish no source maps (issue 9, fix 10): a map hands anyone the original
+// sources. `node build.mjs --sourcemap` (or { sourcemap: true }) writes linked maps for debugging.
+export async function build({ outdir = join(root, 'dist'), minify = true, sourcemap = false } = {}) {
   await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });
   await esbuild.build({
@@ -21,7 +23,7 @@ export async function build({ outdir = join(root, 'dist'), minify = true } = {})
     // `opusscript` likewise, only where WebCodecs has no Opus (not Chromium).
     external: ['ws', 'opusscript'],
     minify,
-    sourcemap: true,
+    sourcemap: sourcemap ? 'linked' : false,
     legalComments: 'linked',
     logLevel: 'warning',
   });
@@ -30,6 +32,6 @@ export async function build({ outdir = join(root, 'dist'), minify = true } = {})
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const outdir = await build();
+  const outdir = await build({ sourcemap: process.argv.includes('--sourcemap') });
   console.log(`built ${outdir}`);
 }
