@@ -44,6 +44,7 @@ export class SocialLayerComponent {
   readonly onDisposeObservable = new Observable<SocialLayerComponent>();
   readonly #parent: HTMLElement | undefined;
   #overlay: LobbyOverlay | undefined;
+  readonly #overlayOptions: SocialLayerComponentOptions['overlay'];
   #beforeRender: Observer<Scene> | null = null;
   #sceneDispose: Observer<Scene> | null;
   #disposed = false;
@@ -57,6 +58,7 @@ export class SocialLayerComponent {
     this.#parent = options.parent;
     this.#sceneDispose = scene.onDisposeObservable.addOnce(() => this.dispose());
     this.pumpCallbacks = options.pumpCallbacks ?? false;
+    this.#overlayOptions = options.overlay;
     components.set(scene, this);
   }
 
@@ -155,7 +157,7 @@ export class SocialLayerComponent {
     if (!this.#overlay) {
       const parent = this.#parent ?? canvasParent(this.scene);
       if (!parent) throw new Error('SocialLayerComponent: no canvas in the page to lay the panels over; pass options.parent');
-      this.#overlay = new LobbyOverlay(this.client, parent);
+      this.#overlay = new LobbyOverlay(this.client, parent, this.#overlayOptions);
     }
     return this.#overlay;
   }

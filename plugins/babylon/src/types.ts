@@ -1,5 +1,5 @@
 import type { Client } from '@social-layer/client';
-import type { PanelClient } from '@social-layer/ui';
+import type { OverlayOptions, PanelClient } from '@social-layer/ui';
 
 /**
  * The slice of the Client API the component uses: the panels' slice plus `runCallbacks`. A real
@@ -19,4 +19,6 @@ export interface SocialLayerComponentOptions {
    * Needed with a NullEngine (no canvas) when panels are shown.
    */
   parent?: HTMLElement;
+  /** The overlay's options: its toggle key (Shift+Tab by default) and whether panels start collapsed. */
+  overlay?: OverlayOptions;
 }

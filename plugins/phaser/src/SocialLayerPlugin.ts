@@ -26,6 +26,7 @@ export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
 
   #client: PluginClient | undefined;
   #pumpCallbacks = false;
+  #overlayOptions: AttachOptions['overlay'];
   #overlay: LobbyOverlay | undefined;
   #events: Phaser.Events.EventEmitter | undefined;
 
@@ -43,6 +44,11 @@ export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
     return this.#client;
   }
 
+  /** The overlay holding the panels (collapse, toggle, `safeArea()`), once a panel was shown. */
+  get overlay(): LobbyOverlay | undefined {
+    return this.#overlay;
+  }
+
   /** The chat panel while a lobby is shown. */
   get chat(): LobbyChatPanel | undefined {
     return this.#overlay?.chat;
@@ -58,6 +64,7 @@ export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
     if (this.#client !== client) this.detach();
     this.#client = client;
     this.#pumpCallbacks = options.pumpCallbacks ?? false;
+    this.#overlayOptions = options.overlay;
     return this;
   }
 
@@ -74,7 +81,7 @@ export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
       const canvas = this.game?.canvas ?? this.scene?.sys.game.canvas;
       const parent = canvas?.parentElement;
       if (!parent) throw new Error('SocialLayerPlugin: the game canvas is not in the page yet');
-      this.#overlay = new LobbyOverlay(this.#client!, parent);
+      this.#overlay = new LobbyOverlay(this.#client!, parent, this.#overlayOptions);
     }
     return this.#overlay;
   }

@@ -1,4 +1,4 @@
-import type { PanelClient } from '@social-layer/ui';
+import type { OverlayOptions, PanelClient } from '@social-layer/ui';
 import type { Client } from '@social-layer/client';
 
 export type {
@@ -7,6 +7,7 @@ export type {
   FriendsPanelOptions,
   InviteToastOptions,
   MemberListOptions,
+  OverlayOptions,
   PanelAnchor,
   ShowFriendsOptions,
   ShowLobbyOptions,
@@ -25,4 +26,6 @@ export interface AttachOptions {
    * `queueEvents: true`, so social events land inside the game loop. Default false.
    */
   pumpCallbacks?: boolean;
+  /** The overlay's options: its toggle key (Shift+Tab by default) and whether panels start collapsed. */
+  overlay?: OverlayOptions;
 }

@@ -33,12 +33,14 @@ export class SocialLayer {
   readonly #parent: HTMLElement | undefined;
   readonly #keys = new Set<PushToTalkKey>();
   #overlay: LobbyOverlay | undefined;
+  readonly #overlayOptions: AttachOptions['overlay'];
   #destroyed = false;
 
   constructor(app: AppBase, client: PluginClient, options: AttachOptions = {}) {
     this.#app = app;
     this.#client = client;
     this.#pumpCallbacks = options.pumpCallbacks ?? false;
+    this.#overlayOptions = options.overlay;
     this.#parent = options.parent;
     app.on('update', this.#onUpdate, this);
     app.once('destroy', this.destroy, this);
@@ -143,7 +145,7 @@ export class SocialLayer {
     if (!this.#overlay) {
       const parent = this.#parent ?? (this.#app.graphicsDevice.canvas as HTMLCanvasElement | undefined)?.parentElement;
       if (!parent) throw new Error('SocialLayer: the app canvas is not in the page yet (or pass options.parent)');
-      this.#overlay = new LobbyOverlay(this.#client, parent);
+      this.#overlay = new LobbyOverlay(this.#client, parent, this.#overlayOptions);
     }
     return this.#overlay;
   }

@@ -1,5 +1,5 @@
 import type { Client } from '@social-layer/client';
-import type { PushToTalkKeyOptions } from '@social-layer/ui';
+import type { OverlayOptions, PushToTalkKeyOptions } from '@social-layer/ui';
 
 /**
  * The slice of the Client API the adapter and its lobby panels use. Naming it keeps the plugin
@@ -21,6 +21,8 @@ export interface AttachOptions {
    * overlay then covers.
    */
   parent?: HTMLElement;
+  /** The overlay's options: its toggle key (Shift+Tab by default) and whether panels start collapsed. */
+  overlay?: OverlayOptions;
 }
 
 /** Options of `SocialLayer.bindPushToTalk`: the ui package's key options. */

@@ -1,5 +1,6 @@
 import type { RelationshipGroupType, RelationshipHandle, StatusType, UserHandle } from '@social-layer/client';
 import { el, stopPropagation } from './dom.ts';
+import { createPanelFrame } from './panelFrame.ts';
 import { userLabel } from './handles.ts';
 import type { FriendsClient, FriendsPanelOptions } from './types.ts';
 
@@ -9,6 +10,7 @@ const GROUPS: { group: RelationshipGroupType; title: string }[] = [
   { group: 1 as RelationshipGroupType, title: 'Online' },
   { group: 2 as RelationshipGroupType, title: 'Offline' },
 ];
+const FRIEND = 1;
 const PENDING_INCOMING = 3;
 const PENDING_OUTGOING = 4;
 const STATUS_NAMES: Partial<Record<StatusType, string>> = { 0: 'online', 1: 'offline', 3: 'idle', 4: 'dnd', 5: 'offline' };
@@ -30,6 +32,8 @@ export class FriendsPanel {
   readonly #status: HTMLElement;
   readonly #input: HTMLInputElement;
   readonly #unsubscribe: (() => void)[] = [];
+  /** The username of the request sent from this panel, until it is answered. */
+  #sentTo: string | undefined;
   /** Rows whose Invite was just clicked, so a redraw keeps showing "Invited". */
   readonly #invited = new Map<string, number>();
   #destroyed = false;
@@ -37,13 +41,11 @@ export class FriendsPanel {
   constructor(client: FriendsClient, parent: HTMLElement, options: FriendsPanelOptions = {}) {
     this.#client = client;
     const doc = parent.ownerDocument;
-    this.element = el(doc, 'section', `sl-panel sl-friends sl-anchor-${options.anchor ?? 'top-left'}`);
-    this.element.setAttribute('aria-label', options.title ?? 'Friends');
-    const title = el(doc, 'h2', 'sl-panel-title');
-    const label = el(doc, 'span', '');
-    label.textContent = options.title ?? 'Friends';
-    this.#count = el(doc, 'span', 'sl-friends-count');
-    title.append(label, this.#count);
+    const frame = createPanelFrame(doc, 'sl-friends', options.title ?? 'Friends', options.anchor ?? 'top-left');
+    this.element = frame.element;
+    this.#count = frame.count;
+    this.#count.classList.add('sl-friends-count');
+    this.#count.title = 'Friends online / all friends';
     this.#list = el(doc, 'div', 'sl-friends-list');
     this.#status = el(doc, 'div', 'sl-friends-status');
     this.#status.setAttribute('role', 'status');
@@ -56,7 +58,7 @@ export class FriendsPanel {
     add.type = 'submit';
     add.textContent = 'Add';
     form.append(this.#input, add);
-    this.element.append(title, this.#list, this.#status, form);
+    frame.body.append(this.#list, this.#status, form);
 
     form.addEventListener('submit', this.#onAdd);
     this.#input.addEventListener('keydown', stopPropagation);
@@ -90,6 +92,7 @@ export class FriendsPanel {
     }
     this.#list.replaceChildren(...sections);
     this.#count.textContent = `${online}/${total}`;
+    this.#followSentRequest();
   }
 
   /** Unsubscribes from the client and removes the panel. Safe to call twice. */
@@ -109,8 +112,28 @@ export class FriendsPanel {
     event.preventDefault();
     const username = this.#input.value.trim();
     if (!username) return;
-    this.#run(this.#client.sendDiscordFriendRequest(username), `Request sent to ${username}`, () => (this.#input.value = ''));
+    this.#run(this.#client.sendDiscordFriendRequest(username), `Request sent to ${username}`, () => {
+      this.#input.value = '';
+      this.#sentTo = username.toLowerCase();
+      this.#followSentRequest();
+    });
   };
+
+  /**
+   * "Request sent to X" must not outlive the request: once X accepts (the relationship turns
+   * into a friendship) or it goes away, the status line says so.
+   */
+  #followSentRequest(): void {
+    const username = this.#sentTo;
+    if (!username) return;
+    const relationship = this.#client.getRelationships().find((r) => (r.user()?.username ?? '').toLowerCase() === username);
+    if (!relationship) return;
+    const type = relationship.discordRelationshipType();
+    if (isPending(type)) return;
+    this.#sentTo = undefined;
+    this.#status.classList.remove('sl-error');
+    this.#status.textContent = type === FRIEND ? `You and ${userLabel(relationship.user(), username)} are friends` : '';
+  }
 
   #section(doc: Document, title: string, rows: HTMLElement[]): HTMLElement {
     const section = el(doc, 'div', 'sl-friends-group');
@@ -161,6 +184,7 @@ export class FriendsPanel {
     const text = el(doc, 'div', 'sl-friend-text');
     const name = el(doc, 'span', 'sl-friend-name');
     name.textContent = userLabel(relationship.user(), relationship.id);
+    const actions = el(doc, 'div', 'sl-friend-actions');
     const note = el(doc, 'span', 'sl-friend-activity');
     const incoming = relationship.discordRelationshipType() === PENDING_INCOMING || relationship.gameRelationshipType() === PENDING_INCOMING;
     note.textContent = incoming ? (relationship.isSpamRequest() ? 'Wants to be friends (possible spam)' : 'Wants to be friends') : 'Request sent';
@@ -176,7 +200,8 @@ export class FriendsPanel {
       decline.type = 'button';
       decline.textContent = 'Decline';
       decline.addEventListener('click', () => this.#run(this.#client.rejectDiscordFriendRequest(relationship.id), ''));
-      row.append(accept, decline);
+      actions.append(accept, decline);
+      row.append(actions);
     } else {
       row.dataset.direction = 'outgoing';
     }

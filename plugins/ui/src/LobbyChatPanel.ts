@@ -1,5 +1,6 @@
 import type { MessageHandle } from '@social-layer/client';
 import { el, stopPropagation } from './dom.ts';
+import { createPanelFrame } from './panelFrame.ts';
 import { compareSnowflakes, messageAuthorLabel } from './handles.ts';
 import type { ChatPanelOptions, PanelClient } from './types.ts';
 
@@ -31,12 +32,13 @@ export class LobbyChatPanel {
     this.#maxMessages = options.maxMessages ?? 200;
     const doc = parent.ownerDocument;
 
-    this.element = el(doc, 'section', `sl-panel sl-chat sl-anchor-${options.anchor ?? 'bottom-left'}`);
-    this.element.setAttribute('aria-label', options.title ?? 'Lobby chat');
-    const title = el(doc, 'h2', 'sl-panel-title');
-    title.textContent = options.title ?? 'Lobby chat';
+    const frame = createPanelFrame(doc, 'sl-chat', options.title ?? 'Lobby chat', options.anchor ?? 'bottom-left');
+    this.element = frame.element;
     this.#log = el(doc, 'ul', 'sl-chat-log');
+    // New rows are announced politely (a list keeps its list semantics; role=log would drop them).
     this.#log.setAttribute('aria-live', 'polite');
+    this.#log.setAttribute('aria-label', 'Messages');
+    this.#log.tabIndex = 0; // scrollable with the keyboard
     this.#empty = el(doc, 'li', 'sl-chat-empty');
     this.#empty.textContent = 'No messages yet.';
     this.#log.append(this.#empty);
@@ -52,7 +54,7 @@ export class LobbyChatPanel {
     this.#send.type = 'submit';
     this.#send.textContent = 'Send';
     form.append(this.#input, this.#send);
-    this.element.append(title, this.#log, this.#error, form);
+    frame.body.append(this.#log, this.#error, form);
 
     form.addEventListener('submit', this.#onSubmit);
     this.#input.addEventListener('keydown', stopPropagation);

@@ -1,5 +1,6 @@
 import type { LobbyMemberHandle } from '@social-layer/client';
 import { el } from './dom.ts';
+import { createPanelFrame } from './panelFrame.ts';
 import { compareSnowflakes, memberLabel } from './handles.ts';
 import type { MemberListOptions, PanelClient } from './types.ts';
 
@@ -28,15 +29,13 @@ export class LobbyMemberList {
     this.#memberColor = options.memberColor;
     const doc = parent.ownerDocument;
 
-    this.element = el(doc, 'section', `sl-panel sl-members sl-anchor-${options.anchor ?? 'top-right'}`);
-    this.element.setAttribute('aria-label', options.title ?? 'Players');
-    const title = el(doc, 'h2', 'sl-panel-title');
-    const label = el(doc, 'span', '');
-    label.textContent = options.title ?? 'Players';
-    this.#count = el(doc, 'span', 'sl-member-count');
-    title.append(label, this.#count);
+    const frame = createPanelFrame(doc, 'sl-members', options.title ?? 'Players', options.anchor ?? 'top-right');
+    this.element = frame.element;
+    this.#count = frame.count;
+    this.#count.classList.add('sl-member-count');
     this.#list = el(doc, 'ul', 'sl-member-list');
-    this.element.append(title, this.#list);
+    this.#list.setAttribute('aria-label', options.title ?? 'Players');
+    frame.body.append(this.#list);
 
     for (const event of LOBBY_EVENTS) this.#unsubscribe.push(client.on(event, this.#onLobbyEvent));
     for (const event of MEMBER_EVENTS) this.#unsubscribe.push(client.on(event, this.#onLobbyEvent));

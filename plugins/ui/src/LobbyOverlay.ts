@@ -3,31 +3,67 @@ import { FriendsPanel } from './FriendsPanel.ts';
 import { InviteToasts } from './InviteToasts.ts';
 import { LobbyChatPanel } from './LobbyChatPanel.ts';
 import { LobbyMemberList } from './LobbyMemberList.ts';
+import { safeAreaAround, type SafeArea } from './overlayLayout.ts';
+import { isPanelCollapsed, setPanelCollapsed } from './panelFrame.ts';
 import { releaseStyles, retainStyles } from './styles.ts';
-import type { FriendsClient, PanelClient, ShowFriendsOptions, ShowLobbyOptions } from './types.ts';
+import { matchesChord, parseKeyChord, type KeyChord } from './toggleKey.ts';
+import type { FriendsClient, OverlayOptions, PanelAnchor, PanelClient, ShowFriendsOptions, ShowLobbyOptions } from './types.ts';
+
+/** Below this overlay width the layout is the phone one (see the stylesheet's container query). */
+const NARROW_PX = 600;
 
 /**
  * The DOM layer laid over a game's canvas that holds the lobby panels. Engine-agnostic: each
  * engine plugin owns one per scene and drives it from the engine's lifecycle.
+ *
+ * Layout: panels dock in the four corners (`anchor`), stacking in a corner rather than covering
+ * each other; the corners are the cells of a grid, so left and right columns, top and bottom
+ * rows never overlap, whatever the size. Below 600 px wide the chat becomes a drawer across the
+ * bottom (closed at first) and the top panels share the top row. Every panel collapses to its
+ * title bar; the toggle key (Shift+Tab by default, when focus is in the game rather than in a
+ * panel) collapses or expands them all. `safeArea()` tells the game where nothing covers it.
  */
 export class LobbyOverlay {
   /** The overlay element (class `sl-overlay`), the size of its parent. */
   readonly element: HTMLElement;
   readonly #client: PanelClient;
+  readonly #layout: HTMLElement;
+  readonly #docks = new Map<PanelAnchor, HTMLElement>();
+  readonly #chord: KeyChord | undefined;
+  readonly #layoutListeners = new Set<(area: SafeArea) => void>();
+  readonly #resize: ResizeObserver | undefined;
   #chat: LobbyChatPanel | undefined;
   #members: LobbyMemberList | undefined;
   #friends: FriendsPanel | undefined;
   #toasts: InviteToasts | undefined;
+  #collapsed: boolean;
+  #narrow: boolean | undefined;
   #destroyed = false;
 
-  constructor(client: PanelClient, parent: HTMLElement) {
+  constructor(client: PanelClient, parent: HTMLElement, options: OverlayOptions = {}) {
     this.#client = client;
     const doc = parent.ownerDocument;
     retainStyles(doc);
     this.element = el(doc, 'div', 'sl-overlay');
+    this.element.setAttribute('data-social-layer-overlay', '');
+    this.#layout = el(doc, 'div', 'sl-layout');
+    this.element.append(this.#layout);
+    // All four corners exist from the start (empty ones take no room), so the phone layout can
+    // give a lone panel the whole row (`:has(.sl-dock-…:empty)`).
+    for (const anchor of ['top-left', 'top-right', 'bottom-left', 'bottom-right'] as const) this.#dock(anchor);
+    this.#collapsed = options.collapsed ?? false;
+    this.#chord = options.toggleKey === false ? undefined : parseKeyChord(options.toggleKey ?? 'Shift+Tab');
     // The overlay fills its parent, so the parent must be a containing block.
     if (doc.defaultView?.getComputedStyle(parent).position === 'static') parent.style.position = 'relative';
     parent.append(this.element);
+    doc.defaultView?.addEventListener('keydown', this.#onKeyDown, true);
+    this.element.addEventListener('sl-layout', this.#onLayoutEvent);
+    const Observer = doc.defaultView?.ResizeObserver;
+    if (Observer) {
+      this.#resize = new Observer(() => this.#onResize());
+      this.#resize.observe(this.element);
+      for (const dock of this.#docks.values()) this.#resize.observe(dock);
+    }
   }
 
   get chat(): LobbyChatPanel | undefined {
@@ -38,18 +74,6 @@ export class LobbyOverlay {
     return this.#members;
   }
 
-  /** Shows the panels for one lobby, replacing any shown before. */
-  showLobby(lobbyId: string, options: ShowLobbyOptions = {}): void {
-    if (this.#destroyed) throw new Error('LobbyOverlay: showLobby after destroy');
-    this.hideLobby();
-    if (options.members !== false) {
-      this.#members = new LobbyMemberList(this.#client, lobbyId, this.element, options.members ?? {});
-    }
-    if (options.chat !== false) {
-      this.#chat = new LobbyChatPanel(this.#client, lobbyId, this.element, options.chat ?? {});
-    }
-  }
-
   get friends(): FriendsPanel | undefined {
     return this.#friends;
   }
@@ -58,11 +82,39 @@ export class LobbyOverlay {
     return this.#toasts;
   }
 
+  /** Whether the panels are collapsed to their title bars (the toggle key's state). */
+  get collapsed(): boolean {
+    return this.#collapsed;
+  }
+
+  /** Shows the panels for one lobby, replacing any shown before. */
+  showLobby(lobbyId: string, options: ShowLobbyOptions = {}): void {
+    if (this.#destroyed) throw new Error('LobbyOverlay: showLobby after destroy');
+    this.hideLobby();
+    if (options.members !== false) {
+      const members = options.members ?? {};
+      this.#members = new LobbyMemberList(this.#client, lobbyId, this.#dock(members.anchor ?? 'top-right'), members);
+      this.#adopt(this.#members.element);
+    }
+    if (options.chat !== false) {
+      const chat = options.chat ?? {};
+      this.#chat = new LobbyChatPanel(this.#client, lobbyId, this.#dock(chat.anchor ?? 'bottom-left'), chat);
+      this.#chat.element.classList.add('sl-drawer');
+      // On a phone the chat is a drawer across the bottom, closed until the player opens it.
+      this.#adopt(this.#chat.element, this.#isNarrow());
+    }
+  }
+
   /** Shows the friends panel and the invite toasts (either may be `false`), replacing any shown. */
   showFriends(client: FriendsClient, options: ShowFriendsOptions = {}): void {
     if (this.#destroyed) throw new Error('LobbyOverlay: showFriends after destroy');
     this.hideFriends();
-    if (options.panel !== false) this.#friends = new FriendsPanel(client, this.element, options.panel ?? {});
+    if (options.panel !== false) {
+      const panel = options.panel ?? {};
+      this.#friends = new FriendsPanel(client, this.#dock(panel.anchor ?? 'top-left'), panel);
+      this.#adopt(this.#friends.element);
+    }
+    // Toasts float over the top center: they come and go, and must be seen.
     if (options.toasts !== false) this.#toasts = new InviteToasts(client, this.element, options.toasts ?? {});
   }
 
@@ -71,6 +123,7 @@ export class LobbyOverlay {
     this.#toasts?.destroy();
     this.#friends = undefined;
     this.#toasts = undefined;
+    this.#changed();
   }
 
   /** Removes the panels and their client listeners; the overlay stays. */
@@ -79,6 +132,50 @@ export class LobbyOverlay {
     this.#members?.destroy();
     this.#chat = undefined;
     this.#members = undefined;
+    this.#changed();
+  }
+
+  /** Collapses every panel to its title bar, or expands them all. */
+  setCollapsed(collapsed: boolean): void {
+    this.#collapsed = collapsed;
+    for (const panel of this.#panels()) setPanelCollapsed(panel, collapsed);
+    this.element.classList.toggle('sl-all-collapsed', collapsed);
+    this.#changed();
+  }
+
+  /** What the toggle key does. */
+  toggle(): void {
+    this.setCollapsed(!this.#panels().every(isPanelCollapsed));
+  }
+
+  /** Moves a panel to another corner (it joins the panels already docked there). */
+  dock(panel: 'chat' | 'members' | 'friends', anchor: PanelAnchor): void {
+    const element = (panel === 'chat' ? this.#chat : panel === 'members' ? this.#members : this.#friends)?.element;
+    if (!element) return;
+    for (const old of ['top-left', 'top-right', 'bottom-left', 'bottom-right']) element.classList.remove(`sl-anchor-${old}`);
+    element.classList.add(`sl-anchor-${anchor}`);
+    this.#dock(anchor).append(element);
+    this.#changed();
+  }
+
+  /**
+   * The part of the overlay (and so of the canvas under it) that no panel or toast covers, as
+   * insets from each edge in CSS pixels: where a game should keep avatars, hints and spawn
+   * points. It changes with the size and the panels; `onLayout` says when.
+   */
+  safeArea(): SafeArea {
+    const box = this.element.getBoundingClientRect();
+    const obstacles = [...this.element.querySelectorAll<HTMLElement>('.sl-panel, .sl-toast')]
+      .map((node) => node.getBoundingClientRect())
+      .filter((r) => r.width > 0 && r.height > 0)
+      .map((r) => ({ left: r.left - box.left, top: r.top - box.top, right: r.right - box.left, bottom: r.bottom - box.top }));
+    return safeAreaAround(box.width, box.height, obstacles);
+  }
+
+  /** Called with the new safe area when the overlay's size or its panels change. */
+  onLayout(listener: (area: SafeArea) => void): () => void {
+    this.#layoutListeners.add(listener);
+    return () => this.#layoutListeners.delete(listener);
   }
 
   /** Removes everything this overlay added to the page. Safe to call twice. */
@@ -87,8 +184,63 @@ export class LobbyOverlay {
     this.#destroyed = true;
     this.hideLobby();
     this.hideFriends();
+    this.#layoutListeners.clear();
+    this.#resize?.disconnect();
     const doc = this.element.ownerDocument;
+    doc.defaultView?.removeEventListener('keydown', this.#onKeyDown, true);
+    this.element.removeEventListener('sl-layout', this.#onLayoutEvent);
     this.element.remove();
     releaseStyles(doc);
   }
+
+  #dock(anchor: PanelAnchor): HTMLElement {
+    let dock = this.#docks.get(anchor);
+    if (!dock) {
+      dock = el(this.element.ownerDocument, 'div', `sl-dock sl-dock-${anchor}`);
+      this.#docks.set(anchor, dock);
+      this.#layout.append(dock);
+      this.#resize?.observe(dock);
+    }
+    return dock;
+  }
+
+  /** A new panel takes the overlay's collapsed state (or `collapsed`) and is watched for size. */
+  #adopt(panel: HTMLElement, collapsed = this.#collapsed): void {
+    setPanelCollapsed(panel, collapsed);
+    this.#changed();
+  }
+
+  #panels(): HTMLElement[] {
+    return [...this.#layout.querySelectorAll<HTMLElement>('.sl-panel')];
+  }
+
+  #isNarrow(): boolean {
+    const width = this.element.getBoundingClientRect().width;
+    return width > 0 && width < NARROW_PX;
+  }
+
+  readonly #onResize = (): void => {
+    // Turning into a phone layout closes the chat drawer once; the player opens it from there.
+    const narrow = this.#isNarrow();
+    if (narrow && this.#narrow !== true && this.#chat) setPanelCollapsed(this.#chat.element, true);
+    this.#narrow = narrow;
+    this.#changed();
+  };
+
+  readonly #onLayoutEvent = (): void => this.#changed();
+
+  #changed(): void {
+    if (this.#destroyed || this.#layoutListeners.size === 0) return;
+    const area = this.safeArea();
+    for (const listener of this.#layoutListeners) listener(area);
+  }
+
+  readonly #onKeyDown = (event: KeyboardEvent): void => {
+    if (!this.#chord || !matchesChord(event, this.#chord)) return;
+    // Inside the panels Shift+Tab keeps its meaning (focus goes back); in a text field it is typing.
+    const active = this.element.ownerDocument.activeElement;
+    if (active && (this.element.contains(active) || /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName) || (active as HTMLElement).isContentEditable)) return;
+    event.preventDefault();
+    this.toggle();
+  };
 }

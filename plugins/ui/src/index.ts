@@ -7,6 +7,8 @@
  * overlay and removed with the last.
  */
 export { LobbyOverlay } from './LobbyOverlay.ts';
+export type { SafeArea } from './overlayLayout.ts';
+export { isPanelCollapsed, setPanelCollapsed } from './panelFrame.ts';
 export { LobbyChatPanel } from './LobbyChatPanel.ts';
 export { LobbyMemberList } from './LobbyMemberList.ts';
 export { FriendsPanel } from './FriendsPanel.ts';
@@ -37,6 +39,7 @@ export type {
   FriendsPanelOptions,
   InviteToastOptions,
   MemberListOptions,
+  OverlayOptions,
   PanelAnchor,
   PanelClient,
   ShowFriendsOptions,

@@ -2,7 +2,8 @@
  * The panels' stylesheet. Injected once per document while any overlay lives (reference
  * counted), so importing the plugin has no side effects and a destroyed game leaves no trace.
  * Every selector is prefixed `sl-` so it cannot collide with the game page's own CSS; the
- * custom properties on `.sl-overlay` are the theme a game may override.
+ * custom properties on `.sl-overlay` and `.sl-bar` are the theme a game may override (colors,
+ * radius, gap, font, panel sizes).
  */
 const CSS = `
 .sl-overlay, .sl-bar {
@@ -13,31 +14,61 @@ const CSS = `
   --sl-online: #46d37e;
   --sl-offline: #6b7084;
   --sl-error: #ff7a7a;
+  --sl-accent-fg: #0d1020;
   --sl-radius: 10px;
+  --sl-gap: 12px;
+  --sl-border: rgba(255, 255, 255, 0.08);
+  --sl-font: 14px/1.35 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   --sl-bar-bg: #151927;
+  --sl-chat-width: 360px;
+  --sl-chat-height: 300px;
+  --sl-friends-width: 250px;
+  --sl-members-width: 220px;
 }
+/* The overlay is a size container: the layout follows the canvas's box, not the window's. */
 .sl-overlay {
-  position: absolute; inset: 0; pointer-events: none; z-index: 10;
-  font: 14px/1.35 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--sl-fg);
+  position: absolute; inset: 0; pointer-events: none; z-index: 10; overflow: hidden;
+  container: sl-overlay / size; font: var(--sl-font); color: var(--sl-fg);
 }
+/* Corners are grid cells, so two corners can never cover each other; panels stack inside one. */
+.sl-layout {
+  position: absolute; inset: 0; box-sizing: border-box; padding: var(--sl-gap); display: grid; gap: var(--sl-gap);
+  grid-template-columns: minmax(0, max-content) minmax(0, 1fr) minmax(0, max-content);
+  grid-template-rows: minmax(0, 1fr) minmax(0, 1fr);
+  grid-template-areas: "tl . tr" "bl . br";
+}
+.sl-dock { display: flex; flex-direction: column; gap: var(--sl-gap); min-width: 0; min-height: 0; max-height: 100%; }
+.sl-dock:empty { display: none; }
+.sl-dock-top-left { grid-area: tl; align-self: start; align-items: flex-start; }
+.sl-dock-top-right { grid-area: tr; align-self: start; align-items: flex-end; }
+.sl-dock-bottom-left { grid-area: bl; align-self: end; align-items: flex-start; }
+.sl-dock-bottom-right { grid-area: br; align-self: end; align-items: flex-end; }
 .sl-panel {
-  position: absolute; pointer-events: auto; box-sizing: border-box;
+  position: relative; pointer-events: auto; box-sizing: border-box; flex: 0 1 auto; min-height: 0; max-width: 100%;
   display: flex; flex-direction: column;
-  background: var(--sl-bg); border: 1px solid rgba(255, 255, 255, 0.08);
+  background: var(--sl-bg); border: 1px solid var(--sl-border);
   border-radius: var(--sl-radius); box-shadow: 0 6px 24px rgba(0, 0, 0, 0.35);
   backdrop-filter: blur(6px); overflow: hidden;
 }
-.sl-anchor-top-left { top: 12px; left: 12px; }
-.sl-anchor-top-right { top: 12px; right: 12px; }
-.sl-anchor-bottom-left { bottom: 12px; left: 12px; }
-.sl-anchor-bottom-right { bottom: 12px; right: 12px; }
+.sl-panel-body { display: flex; flex-direction: column; flex: 1 1 auto; min-height: 0; }
+.sl-collapsed .sl-panel-body { display: none; }
+.sl-collapsed { flex: none; height: auto !important; width: auto; }
 .sl-panel-title {
-  margin: 0; padding: 8px 12px; font-size: 12px; font-weight: 600; letter-spacing: 0.06em;
+  margin: 0; padding: 0 12px 0 0; font-size: 12px; font-weight: 600; letter-spacing: 0.06em;
   text-transform: uppercase; color: var(--sl-muted); border-bottom: 1px solid rgba(255, 255, 255, 0.06);
-  display: flex; justify-content: space-between; align-items: center;
+  display: flex; justify-content: space-between; align-items: center; gap: 8px;
 }
-.sl-chat { width: min(360px, calc(100% - 24px)); height: min(300px, 45%); }
-.sl-chat-log { flex: 1; overflow-y: auto; margin: 0; padding: 8px 12px; list-style: none; }
+.sl-collapsed .sl-panel-title { border-bottom: 0; }
+.sl-panel-toggle {
+  flex: 1; display: flex; align-items: center; gap: 8px; padding: 8px 12px; min-width: 0; border: 0; background: none;
+  color: inherit; font: inherit; letter-spacing: inherit; text-transform: inherit; text-align: left; cursor: pointer;
+}
+.sl-panel-toggle:hover { color: var(--sl-fg); }
+.sl-panel-chevron { width: 0; height: 0; border: 5px solid transparent; border-top-color: currentColor; margin-top: 5px; transition: transform 120ms; }
+.sl-collapsed .sl-panel-chevron { transform: rotate(-90deg); margin-top: 0; }
+.sl-panel-count:empty { display: none; }
+.sl-chat { width: var(--sl-chat-width); height: var(--sl-chat-height); }
+.sl-chat-log { flex: 1; min-height: 0; overflow-y: auto; margin: 0; padding: 8px 12px; list-style: none; }
 .sl-chat-message { margin: 0 0 6px; word-wrap: break-word; overflow-wrap: anywhere; }
 .sl-chat-author { font-weight: 600; color: var(--sl-accent); margin-right: 6px; }
 .sl-chat-message.sl-own .sl-chat-author { color: var(--sl-online); }
@@ -50,24 +81,23 @@ const CSS = `
 }
 .sl-chat-input:focus { border-color: var(--sl-accent); }
 .sl-chat-send {
-  padding: 7px 12px; border: 0; border-radius: 7px; background: var(--sl-accent); color: #0d1020;
+  padding: 7px 12px; border: 0; border-radius: 7px; background: var(--sl-accent); color: var(--sl-accent-fg);
   font: inherit; font-weight: 600; cursor: pointer;
 }
 .sl-chat-send:disabled { opacity: 0.5; cursor: default; }
 .sl-chat-error { padding: 0 12px 6px; font-size: 12px; color: var(--sl-error); }
 .sl-chat-error:empty { display: none; }
-.sl-members { width: 220px; max-height: 50%; }
-.sl-member-list { margin: 0; padding: 6px 0; list-style: none; overflow-y: auto; }
+.sl-members { width: var(--sl-members-width); }
+.sl-member-list { margin: 0; padding: 6px 0; list-style: none; overflow-y: auto; min-height: 0; }
 .sl-member { display: flex; align-items: center; gap: 8px; padding: 4px 12px; }
 .sl-member-status { width: 8px; height: 8px; border-radius: 50%; background: var(--sl-offline); flex: none; }
 .sl-member.sl-connected .sl-member-status { background: var(--sl-online); box-shadow: 0 0 6px var(--sl-online); }
 .sl-member-swatch { width: 12px; height: 12px; border-radius: 50%; flex: none; border: 1px solid rgba(255, 255, 255, 0.4); }
-.sl-member-name { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.sl-member-name { flex: 1; min-width: 0; overflow-wrap: anywhere; }
 .sl-member:not(.sl-connected) .sl-member-name { color: var(--sl-muted); }
 .sl-member-you { font-size: 11px; color: var(--sl-muted); }
-.sl-anchor-top-center { top: 12px; left: 50%; transform: translateX(-50%); }
-.sl-friends { width: 250px; max-height: calc(52% - 24px); }
-.sl-friends-list { flex: 1; overflow-y: auto; padding: 4px 0; }
+.sl-friends { width: var(--sl-friends-width); }
+.sl-friends-list { flex: 1 1 auto; min-height: 0; overflow-y: auto; padding: 4px 0; }
 .sl-friends-group-title {
   margin: 6px 12px 2px; font-size: 11px; font-weight: 600; letter-spacing: 0.05em; text-transform: uppercase; color: var(--sl-muted);
 }
@@ -79,11 +109,14 @@ const CSS = `
 .sl-status-idle { background: #f5b83d; }
 .sl-status-dnd { background: #f2545b; }
 .sl-friend-text { flex: 1; min-width: 0; display: flex; flex-direction: column; }
-.sl-friend-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.sl-friend-name { overflow-wrap: anywhere; }
+.sl-friend-request { flex-wrap: wrap; }
+.sl-friend-request .sl-friend-text { flex: 1 1 100%; }
+.sl-friend-actions { display: flex; gap: 6px; margin-left: auto; }
 .sl-friend[data-status="offline"] .sl-friend-name { color: var(--sl-muted); }
 .sl-friend-activity { font-size: 11px; color: var(--sl-muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .sl-friend button, .sl-friends-add-button, .sl-toast button {
-  padding: 3px 9px; border: 0; border-radius: 6px; background: var(--sl-accent); color: #0d1020;
+  padding: 3px 9px; border: 0; border-radius: 6px; background: var(--sl-accent); color: var(--sl-accent-fg);
   font: inherit; font-size: 12px; font-weight: 600; cursor: pointer; flex: none;
 }
 .sl-friend button:disabled, .sl-toast button:disabled { opacity: 0.5; cursor: default; }
@@ -96,7 +129,7 @@ const CSS = `
   flex: 1; min-width: 0; padding: 5px 8px; border-radius: 6px; border: 1px solid rgba(255, 255, 255, 0.12);
   background: rgba(255, 255, 255, 0.06); color: var(--sl-fg); font: inherit; font-size: 12px; outline: none;
 }
-.sl-toasts { position: absolute; display: flex; flex-direction: column; gap: 8px; width: min(340px, calc(100% - 24px)); pointer-events: none; }
+.sl-toasts { position: absolute; top: var(--sl-gap); left: 50%; transform: translateX(-50%); z-index: 2; display: flex; flex-direction: column; gap: 8px; width: min(340px, calc(100% - 24px)); pointer-events: none; }
 .sl-toast {
   pointer-events: auto; overflow: hidden; border-radius: var(--sl-radius); background: var(--sl-bg);
   border: 1px solid var(--sl-accent); box-shadow: 0 8px 28px rgba(0, 0, 0, 0.45); animation: sl-toast-in 180ms ease-out;
@@ -127,7 +160,7 @@ const CSS = `
 }
 .sl-bar-name-input:focus { border-color: var(--sl-accent); }
 .sl-bar-button {
-  padding: 5px 11px; border: 0; border-radius: 7px; background: var(--sl-accent); color: #0d1020;
+  padding: 5px 11px; border: 0; border-radius: 7px; background: var(--sl-accent); color: var(--sl-accent-fg);
   font: inherit; font-weight: 600; cursor: pointer; white-space: nowrap;
 }
 .sl-bar-button:disabled { opacity: 0.6; cursor: default; }
@@ -140,6 +173,17 @@ const CSS = `
   .sl-bar-name-input { width: 8.5em; }
   .sl-bar-controls { margin-left: 0; }
   .sl-bar-wide { display: none; }
+}
+/* Phones and small canvases: the top panels share the top row, the chat is a drawer across the bottom. */
+@container sl-overlay (max-width: 599px) {
+  .sl-layout { --sl-gap: 8px; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); grid-template-areas: "tl tr" "bl br"; }
+  .sl-layout:has(.sl-dock-top-right:empty) .sl-dock-top-left, .sl-layout:has(.sl-dock-top-left:empty) .sl-dock-top-right,
+  .sl-layout:has(.sl-dock-bottom-right:empty) .sl-dock-bottom-left, .sl-layout:has(.sl-dock-bottom-left:empty) .sl-dock-bottom-right { grid-column: 1 / -1; }
+  .sl-dock { align-items: stretch; }
+  .sl-panel { width: auto; }
+  .sl-chat { height: min(var(--sl-chat-height), 100%); }
+  .sl-drawer { border-radius: var(--sl-radius) var(--sl-radius) 6px 6px; }
+  .sl-friend-activity { white-space: normal; }
 }
 @keyframes sl-toast-in { from { transform: translateY(-8px); opacity: 0; } to { transform: none; opacity: 1; } }
 `;

@@ -6,6 +6,17 @@ import type { ActivityInvite, Client } from '@social-layer/client';
  */
 export type PanelClient = Pick<Client, 'on' | 'getLobbyHandle' | 'getMessageHandle' | 'getCurrentUserV2' | 'sendLobbyMessage'>;
 
+/** The overlay's own options (engine plugins pass them through). */
+export interface OverlayOptions {
+  /**
+   * The key chord that collapses or expands every panel, e.g. 'Shift+Tab' (the default) or
+   * 'Alt+KeyS'; false for none. It acts while focus is in the game, not inside a panel.
+   */
+  toggleKey?: string | false;
+  /** Start with every panel collapsed to its title bar. Default false. */
+  collapsed?: boolean;
+}
+
 /** Where a panel sits over the game canvas. */
 export type PanelAnchor = 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right';
 

@@ -1,5 +1,7 @@
 import { Client, ClientStatus, type ClientOptions, type MessageHandle } from '@social-layer/client';
 import type { LobbyChatPanel } from '../LobbyChatPanel.ts';
+import type { LobbyOverlay } from '../LobbyOverlay.ts';
+import type { SafeArea } from '../overlayLayout.ts';
 import type { MemberListOptions, ShowFriendsOptions, ShowLobbyOptions } from '../types.ts';
 import { GameStorage } from './GameStorage.ts';
 import { LatestOnly } from './LatestOnly.ts';
@@ -71,6 +73,8 @@ export interface PanelHost {
   showLobby(lobbyId: string, options?: ShowLobbyOptions): unknown;
   showFriends(options?: ShowFriendsOptions): unknown;
   readonly chat: LobbyChatPanel | undefined;
+  /** The overlay holding the panels (the three engine plugins have one). */
+  readonly overlay?: LobbyOverlay | undefined;
 }
 
 const LOBBY_EVENTS = ['lobbyUpdated', 'lobbyMemberAdded', 'lobbyMemberUpdated', 'lobbyMemberRemoved'] as const;
@@ -97,6 +101,7 @@ export class GameSession {
   #state: MemberState;
   readonly #publish: LatestOnly<MemberState>;
   readonly #off: (() => void)[] = [];
+  #panels: PanelHost | undefined;
   #destroyed = false;
 
   private constructor(init: { client: Client; config: GameConfig; storage: GameStorage; lobbyId: string; secret: string; userId: string; state: MemberState; bar: PlayerBar | undefined; options: GameSessionOptions }) {
@@ -261,11 +266,25 @@ export class GameSession {
    * list, the friends panel, and invite toasts whose Accept takes the player to that lobby.
    */
   showPanels(host: PanelHost, options: { members?: MemberListOptions; friends?: ShowFriendsOptions } = {}): void {
+    this.#panels = host;
     host.showLobby(this.lobbyId, { members: options.members ?? {} });
     host.showFriends({ ...options.friends, toasts: { onJoin: (secret) => this.goToLobby(secret), ...(options.friends?.toasts || {}) } });
     this.chatHistory()
       .then((messages) => host.chat?.showMessages(messages))
       .catch((error: unknown) => console.warn('Could not load the chat history', error));
+  }
+
+  /** The overlay of the panels shown by `showPanels` (collapse, toggle key, docking). */
+  get overlay(): LobbyOverlay | undefined {
+    return this.#panels?.overlay;
+  }
+
+  /**
+   * Where no panel covers the canvas (insets in CSS pixels from the overlay's edges): keep
+   * avatars, hints and spawn points there. The whole overlay before panels are shown.
+   */
+  safeArea(): SafeArea | undefined {
+    return this.overlay?.safeArea();
   }
 
   /** The lobby's last messages, oldest first. */
