@@ -47,5 +47,7 @@ export function setPanelCollapsed(panel: HTMLElement, collapsed: boolean): void 
   if (isPanelCollapsed(panel) === collapsed) return;
   panel.classList.toggle('sl-collapsed', collapsed);
   panel.querySelector('.sl-panel-toggle')?.setAttribute('aria-expanded', String(!collapsed));
-  panel.dispatchEvent(new Event('sl-layout', { bubbles: true }));
+  // The panel's own window's Event: a page in a frame (or a test DOM) has its own constructors.
+  const EventClass = panel.ownerDocument.defaultView?.Event ?? Event;
+  panel.dispatchEvent(new EventClass('sl-layout', { bubbles: true }));
 }
