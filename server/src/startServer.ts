@@ -159,7 +159,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const ctx: ServerContext = {
     urlPolicy,
     webhooks: webhooks.service,
-    applications: new ApplicationService(store, urlPolicy),
+    applications: Object.assign(new ApplicationService(store, urlPolicy), { webhooks: webhooks.service }),
     ...accountServices,
     store,
     rateLimiter,

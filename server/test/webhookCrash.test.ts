@@ -174,8 +174,10 @@ async function crashRun(database: DatabaseConfig, nodeCount: number): Promise<vo
     const ids = new Set(rows.map((r) => r.id));
     expect(receiver.received.filter((r) => r.body.type === 1).every((r) => ids.has(r.body.id))).toBe(true);
 
-    // Duplicates: an attempt after a 2xx of the same event must be explained by a kill that came
-    // after that 2xx (the node died before it recorded the answer).
+    // Duplicates: an attempt after a 2xx of the same event must be explained by a kill of a node
+    // that may have sent that request and died before it read or recorded the answer: a kill no
+    // earlier than one answer deadline before the request arrived (under load a request sent
+    // just before a kill is read by the receiver after it), and before the duplicate.
     const attempts = new Map<string, typeof receiver.received>();
     for (const r of receiver.received.filter((x) => x.body.type === 1)) attempts.set(r.body.id, [...(attempts.get(r.body.id) ?? []), r]);
     let duplicates = 0;
@@ -187,7 +189,7 @@ async function crashRun(database: DatabaseConfig, nodeCount: number): Promise<vo
         const earlierOk = list.slice(0, i).filter((p) => p.status >= 200 && p.status < 300);
         if (earlierOk.length === 0) return;
         const lastOk = earlierOk.at(-1)!;
-        const killed = killTimes.some((k) => k >= lastOk.at - 50 && k <= r.at);
+        const killed = killTimes.some((k) => k >= lastOk.arrivedAt - webhooks.timeoutMs && k <= r.arrivedAt);
         if (!killed) {
           unexplained++;
           console.log('unexplained duplicate', { id: r.body.id, attempts: list.map((p) => [p.at - t0, p.status]), kills: killTimes.map((k) => k - t0) });

@@ -12,6 +12,8 @@ export interface ReceivedWebhook {
   verified: boolean;
   /** What the receiver answered. */
   status: number;
+  /** When the request arrived, and when it was answered. */
+  arrivedAt: number;
   at: number;
 }
 
@@ -35,9 +37,10 @@ export class WebhookReceiver {
   static async start(path = '/webhooks'): Promise<WebhookReceiver> {
     let self: WebhookReceiver | undefined;
     const server = http.createServer((req, res) => {
+      const arrivedAt = Date.now();
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => void self!.handle(req, Buffer.concat(chunks).toString('utf8'), res));
+      req.on('end', () => void self!.handle(req, Buffer.concat(chunks).toString('utf8'), res, arrivedAt));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     self = new WebhookReceiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`);
@@ -49,7 +52,7 @@ export class WebhookReceiver {
     return Math.abs(Date.now() / 1000 - Number(timestamp)) <= this.maxAgeSeconds;
   }
 
-  private async handle(req: http.IncomingMessage, raw: string, res: http.ServerResponse): Promise<void> {
+  private async handle(req: http.IncomingMessage, raw: string, res: http.ServerResponse, arrivedAt: number): Promise<void> {
     const signature = String(req.headers['x-signature-ed25519'] ?? '');
     const timestamp = String(req.headers['x-signature-timestamp'] ?? '');
     const verified = await this.check(raw, signature, timestamp);
@@ -59,7 +62,7 @@ export class WebhookReceiver {
     } catch {}
     let status = 401;
     if (verified) status = body?.type === 0 ? 204 : await this.respond(body);
-    this.received.push({ raw, body, signature, timestamp, verified, status, at: Date.now() });
+    this.received.push({ raw, body, signature, timestamp, verified, status, arrivedAt, at: Date.now() });
     res.writeHead(status, { 'content-type': 'application/json' }).end(status === 204 ? undefined : '{"error":"nope"}');
     for (const w of this.waiters.splice(0)) w();
   }

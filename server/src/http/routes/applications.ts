@@ -47,6 +47,12 @@ export const ApplicationSchema = Type.Object({
   integration_types_config: Type.Optional(IntegrationTypesConfig),
   public_client: Type.Boolean(),
   social_sdk: Type.Object({ enabled: Type.Boolean(), approval: Type.Union([Type.Literal('pre_approval'), Type.Literal('requested'), Type.Literal('approved')]) }),
+  // Webhook events (issue 15); event_webhooks_last_error is ours (why the platform disabled the URL).
+  verify_key: Type.Optional(Type.String()),
+  event_webhooks_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  event_webhooks_status: Type.Optional(Type.Integer()),
+  event_webhooks_types: Type.Optional(Type.Array(Type.String())),
+  event_webhooks_last_error: Type.Optional(Type.String()),
 });
 
 /**
@@ -65,6 +71,10 @@ export const ApplicationPatchSchema = Type.Object(
     integration_types_config: Type.Optional(IntegrationTypesConfig),
     redirect_uris: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: 10 })),
     public_client: Type.Optional(Type.Boolean()),
+    // Webhook events (issue 15): the URL is PINGed before it is saved; status 3 is the platform's.
+    event_webhooks_url: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
+    event_webhooks_status: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
+    event_webhooks_types: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 20 })),
   },
   { additionalProperties: true },
 );
