@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../tools/testing/chromium.ts';
 import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
@@ -80,6 +81,49 @@ describe('OpenAPI document', () => {
     const token = doc.paths['/api/v10/oauth2/token'].post;
     expect(Object.keys(token.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
     expect(doc.components.securitySchemes.bot).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+  });
+  it('describes what the routes really answer: real responses validate against their documented schemas', async () => {
+    // Responses are serialized with JSON.stringify, so nothing forces the documentation to stay
+    // true; this holds the main shapes to it, as clients would read them.
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addFormat('snowflake', /^[0-9]{1,20}$/);
+    const check = (method: string, path: string, status: number | '4XX', body: unknown) => {
+      const op = doc.paths[path][method];
+      const schema = op.responses[String(status)]?.content?.['application/json']?.schema;
+      expect(schema, `${method} ${path} ${status} documented`).toBeDefined();
+      const validate = ajv.compile(schema);
+      expect(validate(body) ? [] : validate.errors, `${method} ${path}`).toEqual([]);
+    };
+    const alice = await t.guest('Alice');
+    const bob = await t.guest('Bob');
+    const token = await t.req('POST', '/partner-sdk/token', { body: { client_id: t.app.id, external_auth_type: 'DEVICE_ID', external_auth_token: 'openapi-device-0123456789' } });
+    check('post', '/api/v10/partner-sdk/token', 200, token.body);
+    check('get', '/api/v10/users/@me', 200, (await t.req('GET', '/users/@me', { token: alice.token })).body);
+    const lobby = await t.req('PUT', '/lobbies', { token: alice.token, body: { secret: 'doc-room', lobby_metadata: { m: '1' }, member_metadata: { c: 'red' } } });
+    await t.req('PUT', '/lobbies', { token: bob.token, body: { secret: 'doc-room' } });
+    check('put', '/api/v10/lobbies', 200, lobby.body);
+    const got = await t.req('GET', `/lobbies/${lobby.body.id}`, { token: alice.token });
+    check('get', '/api/v10/lobbies/{id}', 200, got.body);
+    const member = await t.req('PUT', `/lobbies/${lobby.body.id}/members/${bob.userId}`, { token: t.app.botToken, bot: true, body: { additional_name: 'Sir Bob' } });
+    check('put', '/api/v10/lobbies/{id}/members/{userId}', 200, member.body);
+    const sent = await t.req('POST', `/lobbies/${lobby.body.id}/messages`, { token: bob.token, body: { content: 'hi', metadata: { k: 'v' } } });
+    check('post', '/api/v10/lobbies/{id}/messages', 200, sent.body);
+    check('get', '/api/v10/lobbies/{id}/messages', 200, (await t.req('GET', `/lobbies/${lobby.body.id}/messages`, { token: alice.token })).body);
+    await t.req('PUT', `/users/@me/relationships/${bob.userId}`, { token: alice.token });
+    check('get', '/api/v10/users/@me/relationships', 200, (await t.req('GET', '/users/@me/relationships', { token: bob.token })).body);
+    await t.req('PUT', `/users/@me/relationships/${alice.userId}`, { token: bob.token, body: {} });
+    const activity = await t.req('PUT', '/users/@me/activities', { token: alice.token, body: { state: 'In a doc', party: { id: 'p-doc', size: [1, 4] }, secrets: { join: 'doc-secret' } } });
+    check('put', '/api/v10/users/@me/activities', 200, activity.body);
+    const dm = await t.req('POST', `/users/${bob.userId}/messages`, { token: alice.token, body: { content: 'psst' } });
+    check('post', '/api/v10/users/{userId}/messages', 200, dm.body);
+    check('get', '/api/v10/users/@me/message-summaries', 200, (await t.req('GET', '/users/@me/message-summaries', { token: alice.token })).body);
+    const invite = await t.req('POST', `/users/${bob.userId}/activity-invites`, { token: alice.token, body: { content: 'join us' } });
+    check('post', '/api/v10/users/{userId}/activity-invites', 200, invite.body);
+    check('post', '/api/v10/users/@me/activity-invites/{inviteId}/accept', 200, (await t.req('POST', `/users/@me/activity-invites/${invite.body.id}/accept`, { token: bob.token })).body);
+    check('get', '/api/v10/gateway', 200, (await t.req('GET', '/gateway')).body);
+    const error = await t.req('GET', `/lobbies/${lobby.body.id}/messages?limit=0`, { token: alice.token });
+    expect(error.status).toBe(400);
+    check('get', '/api/v10/lobbies/{id}/messages', '4XX', error.body);
   });
 });
 

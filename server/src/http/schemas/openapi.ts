@@ -50,6 +50,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       const response = { ...((schema.response as Record<string, unknown> | undefined) ?? {}) };
       // OpenAPI needs at least one response; a route that describes none says so.
       if (Object.keys(response).length === 0) response.default = { description: 'Not described' };
+      // A response schema without its own description is named by its title ("Lobby") in the page.
+      for (const [code, value] of Object.entries(response)) {
+        const r = value as { description?: string; title?: string; type?: unknown; items?: { title?: string } };
+        if (r && typeof r === 'object' && r.description === undefined && /^2/.test(code)) {
+          response[code] = { ...r, description: r.title ?? (r.type === 'array' && r.items?.title ? `List of ${r.items.title}` : 'OK') };
+        }
+      }
       if (url.startsWith('/api/')) {
         response['4XX'] ??= { description: 'Error (`{code, message, errors?}`)', ...ErrorBody };
         response['429'] ??= { description: 'Rate limited', ...RateLimitedBody };
