@@ -6,7 +6,7 @@ import {
   type VoiceState,
   type VoiceStateUpdateCommand,
 } from '@social-layer/protocol';
-import { LoggingSeverity } from '@social-layer/protocol';
+import { ErrorType, LoggingSeverity } from '@social-layer/protocol';
 import { ClientResultError } from '../ClientResultError.ts';
 import { checkLogDirArgs, LogFile } from '../diagnostics/LogFile.ts';
 import { Logger, type LogCallback } from '../Logger.ts';
@@ -278,7 +278,14 @@ export class VoiceManager {
   private async setProcessing(change: Partial<AudioProcessingSettings>): Promise<void> {
     this.processing = { ...this.processing, ...change };
     for (const processor of this.processors.values()) processor.setNoiseSuppression(this.nodeDenoise());
-    await Promise.all([this.audio.setProcessing(this.processing), ...[...this.processors.values()].map((p) => p.ready)]);
+    try {
+      await Promise.all([this.audio.setProcessing(this.processing), ...[...this.processors.values()].map((p) => p.ready)]);
+    } catch (error) {
+      // The setting is kept (the next microphone opens with it); the game learns it did not apply now.
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.error(`audio processing change not applied: ${reason}`);
+      throw new ClientResultError({ type: ErrorType.Aborted, error: `the audio processing change could not be applied: ${reason}` });
+    }
   }
 
   /** RNNoise runs in Node when either suppression switch is on. */

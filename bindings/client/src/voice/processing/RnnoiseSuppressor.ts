@@ -53,6 +53,8 @@ export class RnnoiseSuppressor {
       this.input = module._malloc(this.frameSize * 4);
       this.output = module._malloc(this.frameSize * 4);
     });
+    // Frames pass through unchanged if it never loads; setNoiseSuppression's caller sees the error.
+    this.ready.catch(() => undefined);
   }
 
   get loaded(): boolean {
