@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ServerContext } from '../../ServerContext.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
-import { GUILD_READ, GUILD_WRITE, PermissionString, Snowflake, guildCaller, schemaErrors } from './guildRouteHelpers.ts';
+import { GUILD_READ, GUILD_WRITE, PermissionString, Snowflake, guildCaller } from './guildRouteHelpers.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 const ChannelParams = Type.Object({ channel_id: Type.String() });
@@ -30,14 +30,14 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const s = guildServicesFor(ctx.store, ctx.bus);
 
-  r.get('/api/v10/guilds/:guild_id/channels', { schema: { params: GuildParams }, schemaErrorFormatter: schemaErrors, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/channels', { schema: { params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const caller = await guildCaller(req, ctx);
     return s.guilds.listChannels(caller.userId, req.params.guild_id);
   });
 
   r.post('/api/v10/guilds/:guild_id/channels', {
     schema: { params: GuildParams, body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), type: Type.Optional(ChannelTypeSchema), ...channelFields }) },
-    schemaErrorFormatter: schemaErrors,
+   
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
     const caller = await guildCaller(req, ctx);
@@ -58,7 +58,7 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
         { minItems: 1, maxItems: 500 },
       ),
     },
-    schemaErrorFormatter: schemaErrors,
+   
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
     const caller = await guildCaller(req, ctx);
@@ -66,21 +66,21 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
     void reply.code(204);
   });
 
-  r.get('/api/v10/channels/:channel_id', { schema: { params: ChannelParams }, schemaErrorFormatter: schemaErrors, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/channels/:channel_id', { schema: { params: ChannelParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const caller = await guildCaller(req, ctx);
     return s.guilds.getChannel(caller.userId, req.params.channel_id);
   });
 
   r.patch('/api/v10/channels/:channel_id', {
     schema: { params: ChannelParams, body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), type: Type.Optional(ChannelTypeSchema), ...channelFields }) },
-    schemaErrorFormatter: schemaErrors,
+   
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
     const caller = await guildCaller(req, ctx);
     return s.guilds.modifyChannel(caller.userId, req.params.channel_id, req.body);
   });
 
-  r.delete('/api/v10/channels/:channel_id', { schema: { params: ChannelParams }, schemaErrorFormatter: schemaErrors, config: { rateLimit: GUILD_WRITE } }, async (req) => {
+  r.delete('/api/v10/channels/:channel_id', { schema: { params: ChannelParams }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
     const caller = await guildCaller(req, ctx);
     return s.guilds.deleteChannel(caller.userId, req.params.channel_id);
   });

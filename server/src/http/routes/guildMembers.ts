@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { OptionalBody } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
-import { GUILD_READ, GUILD_WRITE, MEMBER_READ, Snowflake, guildCaller, schemaErrors } from './guildRouteHelpers.ts';
+import { GUILD_READ, GUILD_WRITE, MEMBER_READ, Snowflake, guildCaller } from './guildRouteHelpers.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 const MemberParams = Type.Object({ guild_id: Type.String(), user_id: Type.String() });
@@ -16,10 +16,9 @@ const ImageData = Type.Union([Type.String({ maxLength: 60_000, pattern: '^data:i
 export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const s = guildServicesFor(ctx.store, ctx.bus);
-  const opts = { schemaErrorFormatter: schemaErrors };
 
   r.get('/api/v10/guilds/:guild_id/members', {
-    ...opts,
+
     schema: { params: GuildParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Snowflake) }) },
     config: { rateLimit: MEMBER_READ },
   }, async (req) => {
@@ -27,7 +26,7 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
   });
 
   r.get('/api/v10/guilds/:guild_id/members/search', {
-    ...opts,
+
     schema: { params: GuildParams, querystring: Type.Object({ query: Type.String({ minLength: 1, maxLength: 100 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }) },
     config: { rateLimit: MEMBER_READ },
   }, async (req) => {
@@ -36,7 +35,7 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
 
   // Modify Current Member: `nick`, and `banner`, `avatar`, `bio` (spec).
   r.patch('/api/v10/guilds/:guild_id/members/@me', {
-    ...opts,
+
     schema: {
       params: GuildParams,
       body: Type.Object({
@@ -51,13 +50,13 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
     return s.members.modifyCurrentMember((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body);
   });
 
-  r.get('/api/v10/guilds/:guild_id/members/:user_id', { ...opts, schema: { params: MemberParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/members/:user_id', { schema: { params: MemberParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const caller = await guildCaller(req, ctx);
     return s.members.getMember(caller.userId, req.params.guild_id, req.params.user_id === '@me' ? caller.userId : req.params.user_id);
   });
 
   r.patch('/api/v10/guilds/:guild_id/members/:user_id', {
-    ...opts,
+
     schema: {
       params: MemberParams,
       body: Type.Object({
@@ -81,35 +80,35 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
     return s.members.modifyMember(caller.userId, req.params.guild_id, req.params.user_id, req.body);
   });
 
-  r.delete('/api/v10/guilds/:guild_id/members/:user_id', { ...opts, schema: { params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  r.delete('/api/v10/guilds/:guild_id/members/:user_id', { schema: { params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     await s.members.kick((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id);
     void reply.code(204);
   });
 
-  r.put('/api/v10/guilds/:guild_id/members/:user_id/roles/:role_id', { ...opts, schema: { params: MemberRoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  r.put('/api/v10/guilds/:guild_id/members/:user_id/roles/:role_id', { schema: { params: MemberRoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     await s.members.addRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.params.role_id);
     void reply.code(204);
   });
 
-  r.delete('/api/v10/guilds/:guild_id/members/:user_id/roles/:role_id', { ...opts, schema: { params: MemberRoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  r.delete('/api/v10/guilds/:guild_id/members/:user_id/roles/:role_id', { schema: { params: MemberRoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     await s.members.removeRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.params.role_id);
     void reply.code(204);
   });
 
   r.get('/api/v10/guilds/:guild_id/bans', {
-    ...opts,
+
     schema: { params: GuildParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Snowflake) }) },
     config: { rateLimit: GUILD_READ },
   }, async (req) => {
     return s.members.bans((await guildCaller(req, ctx)).userId, req.params.guild_id, { limit: req.query.limit ?? 1000, ...(req.query.after ? { after: req.query.after } : {}) });
   });
 
-  r.get('/api/v10/guilds/:guild_id/bans/:user_id', { ...opts, schema: { params: MemberParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/bans/:user_id', { schema: { params: MemberParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     return s.members.getBan((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id);
   });
 
   r.put('/api/v10/guilds/:guild_id/bans/:user_id', {
-    ...opts,
+
     schema: { params: MemberParams, body: OptionalBody(Type.Object({ delete_message_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })), reason: Type.Optional(Type.String({ maxLength: 512 })) })) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
@@ -118,7 +117,7 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
     void reply.code(204);
   });
 
-  r.delete('/api/v10/guilds/:guild_id/bans/:user_id', { ...opts, schema: { params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  r.delete('/api/v10/guilds/:guild_id/bans/:user_id', { schema: { params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     await s.members.unban((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id);
     void reply.code(204);
   });

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { OptionalBody } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
-import { GUILD_READ, GUILD_WRITE, PermissionString, Snowflake, guildCaller, schemaErrors } from './guildRouteHelpers.ts';
+import { GUILD_READ, GUILD_WRITE, PermissionString, Snowflake, guildCaller } from './guildRouteHelpers.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 const RoleParams = Type.Object({ guild_id: Type.String(), role_id: Type.String() });
@@ -24,37 +24,36 @@ const RoleBody = Type.Object({
 export function guildRoleRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const s = guildServicesFor(ctx.store, ctx.bus);
-  const opts = { schemaErrorFormatter: schemaErrors };
 
-  r.get('/api/v10/guilds/:guild_id/roles', { ...opts, schema: { params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/roles', { schema: { params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     return s.guilds.listRoles((await guildCaller(req, ctx)).userId, req.params.guild_id);
   });
 
-  r.get('/api/v10/guilds/:guild_id/roles/member-counts', { ...opts, schema: { params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/roles/member-counts', { schema: { params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     return s.guilds.roleMemberCounts((await guildCaller(req, ctx)).userId, req.params.guild_id);
   });
 
-  r.get('/api/v10/guilds/:guild_id/roles/:role_id', { ...opts, schema: { params: RoleParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/roles/:role_id', { schema: { params: RoleParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     return s.guilds.getRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.role_id);
   });
 
-  r.post('/api/v10/guilds/:guild_id/roles', { ...opts, schema: { params: GuildParams, body: OptionalBody(RoleBody) }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
+  r.post('/api/v10/guilds/:guild_id/roles', { schema: { params: GuildParams, body: OptionalBody(RoleBody) }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
     return s.guilds.createRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body ?? {});
   });
 
   r.patch('/api/v10/guilds/:guild_id/roles', {
-    ...opts,
+
     schema: { params: GuildParams, body: Type.Array(Type.Object({ id: Snowflake, position: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1000 }), Type.Null()])) }), { minItems: 1, maxItems: 250 }) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
     return s.guilds.reorderRoles((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body);
   });
 
-  r.patch('/api/v10/guilds/:guild_id/roles/:role_id', { ...opts, schema: { params: RoleParams, body: RoleBody }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
+  r.patch('/api/v10/guilds/:guild_id/roles/:role_id', { schema: { params: RoleParams, body: RoleBody }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
     return s.guilds.modifyRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.role_id, req.body);
   });
 
-  r.delete('/api/v10/guilds/:guild_id/roles/:role_id', { ...opts, schema: { params: RoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  r.delete('/api/v10/guilds/:guild_id/roles/:role_id', { schema: { params: RoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     await s.guilds.deleteRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.role_id);
     void reply.code(204);
   });

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { ServerContext } from '../../ServerContext.ts';
 import { authenticate } from '../auth.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
-import { GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller, schemaErrors } from './guildRouteHelpers.ts';
+import { GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller } from './guildRouteHelpers.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 /** An image as a data URI (the public upload form); the guild keeps its hash. */
@@ -18,7 +18,7 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
   // POST /guilds is removed for apps (spec, restricted since 2025-07-15): bots get 20001.
   r.post('/api/v10/guilds', {
     schema: { body: Type.Object({ name: Type.String({ minLength: 2, maxLength: 100 }), icon: Type.Optional(ImageData) }) },
-    schemaErrorFormatter: schemaErrors,
+   
     config: { rateLimit: { bucket: 'guilds.create', limit: 10, windowMs: 60_000 } },
   }, async (req, reply) => {
     const p = await authenticate(req, ctx.store);
@@ -31,7 +31,7 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   r.get('/api/v10/guilds/:guild_id', {
     schema: { params: GuildParams, querystring: Type.Object({ with_counts: Type.Optional(Type.Boolean()) }) },
-    schemaErrorFormatter: schemaErrors,
+   
     config: { rateLimit: GUILD_READ },
   }, async (req) => {
     const caller = await guildCaller(req, ctx);
@@ -51,7 +51,7 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
         features: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })),
       }),
     },
-    schemaErrorFormatter: schemaErrors,
+   
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
     const caller = await guildCaller(req, ctx);
@@ -68,21 +68,21 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
         with_counts: Type.Optional(Type.Boolean()),
       }),
     },
-    schemaErrorFormatter: schemaErrors,
+   
     config: { rateLimit: GUILD_READ },
   }, async (req) => {
     const caller = await guildCaller(req, ctx);
     return s.guilds.userGuilds(caller.userId, { ...req.query, withCounts: req.query.with_counts === true });
   });
 
-  r.delete('/api/v10/users/@me/guilds/:guild_id', { schema: { params: GuildParams }, schemaErrorFormatter: schemaErrors, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  r.delete('/api/v10/users/@me/guilds/:guild_id', { schema: { params: GuildParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     const caller = await guildCaller(req, ctx);
     await s.members.leave(caller.userId, req.params.guild_id);
     void reply.code(204);
   });
 
   const PruneQuery = Type.Object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })), include_roles: Type.Optional(Type.String({ maxLength: 2100 })) });
-  r.get('/api/v10/guilds/:guild_id/prune', { schema: { params: GuildParams, querystring: PruneQuery }, schemaErrorFormatter: schemaErrors, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/prune', { schema: { params: GuildParams, querystring: PruneQuery }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const caller = await guildCaller(req, ctx);
     return s.members.pruneCount(caller.userId, req.params.guild_id, req.query.days ?? 7, splitIds(req.query.include_roles));
   });
@@ -97,7 +97,7 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
         reason: Type.Optional(Type.String({ maxLength: 512 })),
       }),
     },
-    schemaErrorFormatter: schemaErrors,
+   
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
     const caller = await guildCaller(req, ctx);
