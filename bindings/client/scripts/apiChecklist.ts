@@ -122,14 +122,21 @@ function implementingFile(body: string, clientFile: string): string {
   const callbackSlot = /this\.setCallback\('(\w+)'/.exec(body);
   if (callbackSlot) return join(SRC, 'events.ts');
   const code = body.slice(body.indexOf('{'));
+  const resolveField = (field: string, sub: string | undefined): string | undefined => {
+    const file = fields.get(field);
+    if (!file) return undefined;
+    return (sub ? fieldFiles(withTs(file)).get(sub) : undefined) ?? file;
+  };
   let target: string | undefined;
-  for (const m of code.matchAll(/this\.(\w+)(?:\.(\w+))?/g)) {
+  // What the member returns is where its work happens (`return this.session.connect()`).
+  const returned = /return\s+(?:await\s+)?this\.(\w+)(?:\.(\w+))?/.exec(code);
+  if (returned) target = resolveField(returned[1]!, returned[2]);
+  // State the Client keeps itself (`this.applicationId = ...`).
+  if (!target && /this\.\w+\s*(?:\?\?)?=[^=]/.test(code) && ![...code.matchAll(/this\.(\w+)\s*(?:\?\?)?=[^=]/g)].some((m) => fields.has(m[1]!))) return clientFile;
+  for (const m of target ? [] : code.matchAll(/this\.(\w+)(?:\.(\w+))?/g)) {
     if (m[1] === 'ensureAlive' || m[1] === 'alive' || m[1] === 'requireSession') continue;
-    const file = fields.get(m[1]!);
-    if (!file) continue;
-    const sub = m[2] ? fieldFiles(withTs(file)).get(m[2]) : undefined;
-    target = sub ?? file;
-    break;
+    target = resolveField(m[1]!, m[2]);
+    if (target) break;
   }
   if (!target) {
     // A static: the first imported name it uses (a function or constant module).
