@@ -77,6 +77,8 @@ export function readTokenFile(path: string, platform: NodeJS.Platform = process.
 /** Writes the token file with mode 0600 (its folder 0700) from its first byte, replacing it atomically. */
 export function writeTokenFile(path: string, tokens: StoredToken[]): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  // The folder may predate us with a wider mode: only its owner needs to list it.
+  if (process.platform !== 'win32' && statSync(dirname(path)).uid === process.getuid?.()) chmodSync(dirname(path), statSync(dirname(path)).mode & 0o700);
   const tmp = `${path}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w', 0o600);
   try {
