@@ -16,14 +16,15 @@ export function httpFrom(
   path: string,
   opts: { localAddress?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<RawResponse> {
-  const url = new URL(path, base);
+  // The path goes out as written (`//etc/passwd`, `/../x`): no URL parsing, no normalization.
+  const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host: url.hostname,
         port: url.port,
         method,
-        path: url.pathname + url.search,
+        path,
         headers: { ...(opts.body !== undefined ? { 'content-length': String(Buffer.byteLength(opts.body)) } : {}), ...opts.headers },
         localAddress: opts.localAddress,
         agent: false,

@@ -10,14 +10,22 @@ export class ApiError extends Error {
     readonly headers?: Record<string, string>,
   ) {
     super(message);
+    this.wireCode = code;
   }
+
+  /**
+   * The code the body carries. Kept apart from `code`: fastify sets `code = 'FST_ERR_VALIDATION'`
+   * on a validator's error whose code is falsy (0, General), which put a string into the body
+   * (found by test/attack.test.ts).
+   */
+  private readonly wireCode: number;
 
   /** Seconds to wait, for 429s: the body then has the public rate-limit shape. */
   retryAfter?: number;
 
   body(): ApiErrorBody | { message: string; retry_after: number; global: boolean } {
     if (this.status === 429) return { message: this.message, retry_after: this.retryAfter ?? 1, global: false };
-    return this.errors ? { code: this.code, message: this.message, errors: this.errors } : { code: this.code, message: this.message };
+    return this.errors ? { code: this.wireCode, message: this.message, errors: this.errors } : { code: this.wireCode, message: this.message };
   }
 }
 

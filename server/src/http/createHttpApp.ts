@@ -91,6 +91,11 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
       // The client went away mid-body: nothing is wrong with the server (issue 9: debug, not error).
       ctx.log.debug({ route: req.routeOptions.url }, 'request aborted');
       apiError = new ApiError(400, 0, 'Request aborted');
+    } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+      // A plugin's refusal of the request (@fastify/static under /docs/api refusing traversal or
+      // `%00`): the caller's mistake, answered 404 and logged at debug (issue 9, fix 5).
+      ctx.log.debug({ route: req.routeOptions.url, status: err.statusCode, code: err.code }, 'request refused');
+      apiError = err.statusCode === 405 ? Errors.methodNotAllowed() : Errors.notFound();
     } else {
       ctx.log.error({ err }, 'unhandled error');
       apiError = new ApiError(500, 0, '500: Internal Server Error');
