@@ -241,7 +241,21 @@ export type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
 /** A compiled check: the (possibly coerced and trimmed) value, or the ApiError to answer. */
 export type Checker = (value: unknown) => { value: unknown } | { error: ApiError };
 
+/**
+ * Compiled once per schema object and part: route schemas are module constants, and every server
+ * started in one process (tests, the cluster launcher) would otherwise compile them all again.
+ */
+const compiled: Record<HttpPart, WeakMap<object, Checker>> = { body: new WeakMap(), querystring: new WeakMap(), params: new WeakMap(), headers: new WeakMap() };
+
 export function compileChecker(schema: object, part: HttpPart): Checker {
+  const cached = compiled[part].get(schema);
+  if (cached) return cached;
+  const checker = buildChecker(schema, part);
+  compiled[part].set(schema, checker);
+  return checker;
+}
+
+function buildChecker(schema: object, part: HttpPart): Checker {
   const validate = (part === 'body' ? bodyAjv : textAjv).compile(schema);
   return (value) => {
     const leaves: Leaf[] = [];
@@ -276,10 +290,7 @@ export const describeOnly: FastifySchemaCompiler<TSchema> = () => () => true;
  * The same checks outside HTTP (Gateway op 3): the checked value, or throws the 50035 ApiError.
  */
 export function parseWith<T extends TSchema>(schema: T, value: unknown): Static<T> {
-  const cache = parsers.get(schema) ?? compileChecker(schema, 'body');
-  parsers.set(schema, cache);
-  const r = cache(value);
+  const r = compileChecker(schema, 'body')(value);
   if ('error' in r) throw r.error;
   return r.value as Static<T>;
 }
-const parsers = new WeakMap<object, Checker>();
