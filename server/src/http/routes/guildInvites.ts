@@ -69,7 +69,6 @@ export function guildInviteRoutes(app: FastifyInstance, ctx: ServerContext): voi
     const m = scope.withTypeProvider<TypeBoxTypeProvider>();
 
     m.post('/api/v10/channels/:channel_id/invites', {
-
       schema: { params: ChannelParams, body: OptionalBody(InviteBody) },
       config: { rateLimit: GUILD_WRITE },
     }, async (req) => {
@@ -80,7 +79,6 @@ export function guildInviteRoutes(app: FastifyInstance, ctx: ServerContext): voi
     });
 
     m.put('/api/v10/invites/:code/target-users', {
-
       schema: { params: CodeParams, body: OptionalBody(Type.Object({ target_user_ids: Type.Array(Snowflake, { maxItems: 10_000 }) })) },
       config: { rateLimit: GUILD_WRITE },
     }, async (req, reply) => {
@@ -101,7 +99,6 @@ export function guildInviteRoutes(app: FastifyInstance, ctx: ServerContext): voi
   });
 
   r.get('/api/v10/invites/:code', {
-
     schema: { params: CodeParams, querystring: Type.Object({ with_counts: Type.Optional(Type.Boolean()), with_expiration: Type.Optional(Type.Boolean()) }) },
     config: { rateLimit: GUILD_READ },
   }, async (req) => {

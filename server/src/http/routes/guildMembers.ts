@@ -18,7 +18,6 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
   const s = guildServicesFor(ctx.store, ctx.bus);
 
   r.get('/api/v10/guilds/:guild_id/members', {
-
     schema: { params: GuildParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Snowflake) }) },
     config: { rateLimit: MEMBER_READ },
   }, async (req) => {
@@ -26,7 +25,6 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
   });
 
   r.get('/api/v10/guilds/:guild_id/members/search', {
-
     schema: { params: GuildParams, querystring: Type.Object({ query: Type.String({ minLength: 1, maxLength: 100 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }) },
     config: { rateLimit: MEMBER_READ },
   }, async (req) => {
@@ -35,7 +33,6 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
 
   // Modify Current Member: `nick`, and `banner`, `avatar`, `bio` (spec).
   r.patch('/api/v10/guilds/:guild_id/members/@me', {
-
     schema: {
       params: GuildParams,
       body: Type.Object({
@@ -56,7 +53,6 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
   });
 
   r.patch('/api/v10/guilds/:guild_id/members/:user_id', {
-
     schema: {
       params: MemberParams,
       body: Type.Object({
@@ -96,7 +92,6 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
   });
 
   r.get('/api/v10/guilds/:guild_id/bans', {
-
     schema: { params: GuildParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Snowflake) }) },
     config: { rateLimit: GUILD_READ },
   }, async (req) => {
@@ -108,7 +103,6 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
   });
 
   r.put('/api/v10/guilds/:guild_id/bans/:user_id', {
-
     schema: { params: MemberParams, body: OptionalBody(Type.Object({ delete_message_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })), reason: Type.Optional(Type.String({ maxLength: 512 })) })) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {

@@ -42,7 +42,6 @@ export function guildRoleRoutes(app: FastifyInstance, ctx: ServerContext): void 
   });
 
   r.patch('/api/v10/guilds/:guild_id/roles', {
-
     schema: { params: GuildParams, body: Type.Array(Type.Object({ id: Snowflake, position: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1000 }), Type.Null()])) }), { minItems: 1, maxItems: 250 }) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
