@@ -114,6 +114,11 @@ describe('audio processing in Node', { timeout: 60_000 }, () => {
     // Quiet but not silent (-40 dBFS, over the threshold) is input too.
     await pushAndWait(bob, tone(440, 1.5, 0.01 * Math.SQRT2));
     expect(reports).toEqual([['alice', false], ['alice', true]]);
+
+    // Settings that only count before the first call are ignored now, with a warning on the voice log.
+    alice.guest.client.setOpusHardwareCoding(false, false);
+    alice.guest.client.setEngineManagedAudioSession(true);
+    expect(alice.guest.logs.filter((l) => / ignored: it must be called before/.test(l))).toHaveLength(2);
   });
 
   it('an AEC dump of the call holds the microphone (left) and what was played (right); the voice log goes to its file', async () => {
