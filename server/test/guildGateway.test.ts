@@ -78,9 +78,13 @@ describe('privileged intents', () => {
 
 describe('READY and GUILD_CREATE', () => {
   it('lists guilds as unavailable in READY, then sends GUILD_CREATE with channels, roles and members', async () => {
-    await setAppFlags(1 << 15);
+    // GUILD_PRESENCES (enabled by GATEWAY_PRESENCE_LIMITED, 1 << 13) puts every member in GUILD_CREATE.
+    await setAppFlags((1 << 15) | (1 << 13));
     const { guild, text } = await guildWithBot();
-    const { gw, ready } = await connect(t.app.botToken, Intent.Guilds | Intent.GuildMembers);
+    const withoutPresences = await connect(t.app.botToken, Intent.Guilds | Intent.GuildMembers);
+    const slim = (await withoutPresences.gw.next((f) => f.t === 'GUILD_CREATE' && f.d.id === guild.id)).d;
+    expect(slim.members.map((m: any) => m.user.id)).toEqual([await botUserId()]);
+    const { gw, ready } = await connect(t.app.botToken, Intent.Guilds | Intent.GuildMembers | Intent.GuildPresences);
     expect(ready.guilds).toContainEqual({ id: guild.id, unavailable: true });
     const created = (await gw.next((f) => f.t === 'GUILD_CREATE' && f.d.id === guild.id)).d;
     expect(created.s).toBeUndefined();
@@ -98,7 +102,7 @@ describe('READY and GUILD_CREATE', () => {
     const inv = await t.req('POST', `/channels/${text.id}/invites`, { token: owner.token, body: {} });
     await t.req('POST', `/invites/${inv.body.code}`, { token: alice.token });
     const created = (await gw.next((f) => f.t === 'GUILD_CREATE' && f.d.id === guild.id)).d;
-    // Without GUILD_MEMBERS the member list holds only oneself.
+    // Without GUILD_PRESENCES the member list holds only oneself.
     expect(created.members.map((m: any) => m.user.id)).toEqual([alice.userId]);
   });
 });

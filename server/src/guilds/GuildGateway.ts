@@ -110,9 +110,13 @@ export class GuildGateway {
     for (const id of guildIds) await this.sendGuildCreate(session, id, st);
   }
 
+  /**
+   * Without GUILD_PRESENCES, GUILD_CREATE's `members` holds only the session's own member (the
+   * public rule: the bot and users in voice; voice is not in guilds yet); the rest comes by op 8.
+   */
   private async sendGuildCreate(session: Session, guildId: string, st: SessionGuildState): Promise<void> {
     const payload = await this.services.guilds
-      .guildCreatePayload(guildId, session.userId, { members: (st.intents & Intent.GuildMembers) !== 0, obfuscate: (st.capabilities & CAPABILITY_CHANNEL_OBFUSCATION) !== 0 })
+      .guildCreatePayload(guildId, session.userId, { members: (st.intents & Intent.GuildPresences) !== 0, obfuscate: (st.capabilities & CAPABILITY_CHANNEL_OBFUSCATION) !== 0 })
       .catch(() => null);
     if (payload && !session.closed) session.dispatch({ t: 'GUILD_CREATE', json: JSON.stringify(payload) });
   }
