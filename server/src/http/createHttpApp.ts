@@ -20,7 +20,7 @@ import { guildRouteFamily } from './routes/guildRouteFamily.ts';
 import { applicationRoutes } from './routes/applications.ts';
 import { developerPortalRoutes } from './routes/developerPortal.ts';
 import { applicationBudgetHook } from './applicationBudget.ts';
-import { registerOpenApi, validatorCompiler } from './schemas/index.ts';
+import { formErrorOf, registerOpenApi, validatorCompiler } from './schemas/index.ts';
 
 /** The HTTP API. Request lines are logged by method and route only, never URL or headers. */
 export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance> {
@@ -83,6 +83,7 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
     }
     let apiError: ApiError;
     if (err instanceof ApiError) apiError = err;
+    else if (Array.isArray((err as FastifyError).validation)) apiError = formErrorOf((err as FastifyError).validation as never);
     else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') apiError = Errors.tooLarge();
     else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
       apiError = Errors.invalidForm({ _errors: [{ code: 'CONTENT_TYPE_INVALID', message: 'Expected Content-Type application/json.' }] });

@@ -9,4 +9,4 @@ export * from './primitives.ts';
 export * from './responses.ts';
 export { FormField, pageRoute } from './pages.ts';
 export { BEARER, BEARER_OR_BOT, BOT, CLIENT, DOCS_PATH, OPENAPI_PATH, type RegisteredRoute, registeredRoutes, registerOpenApi } from './openapi.ts';
-export { describeOnly, errorTree, parseWith, validatorCompiler } from './validator.ts';
+export { describeOnly, errorTree, formErrorOf, parseWith, validatorCompiler } from './validator.ts';

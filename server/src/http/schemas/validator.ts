@@ -274,6 +274,15 @@ function buildChecker(schema: object, part: HttpPart): Checker {
   };
 }
 
+/**
+ * Ajv errors that reached the error handler some other way (a route with its own Ajv-based
+ * compiler): the same 50035 tree. Our compiler answers ApiErrors itself.
+ */
+export function formErrorOf(errors: readonly ErrorObject[]): ApiError {
+  const leaves = errors.map(leafOf).filter((l): l is Leaf => l !== undefined);
+  return Errors.invalidForm(errorTree(leaves) ?? Object.assign(Object.create(null), { _errors: [{ code: 'BASE_TYPE_INVALID', message: 'Invalid value.' }] }));
+}
+
 /** Fastify's validator compiler for every route (set in createHttpApp). */
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const check = compileChecker(schema, (httpPart ?? 'body') as HttpPart);
