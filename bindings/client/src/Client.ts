@@ -132,6 +132,11 @@ export class Client {
       logger: this.logger,
       requireSession: (operation) => this.requireSession(operation),
       rememberUser: (user, announce) => this.users.remember(user, announce),
+      desktopActivity: async (activity) => {
+        if (!desktop.setActivity || !this.applicationId) return false;
+        await desktop.setActivity(this.applicationId, activity);
+        return true;
+      },
     });
     this.voice = new VoiceManager(
       {

@@ -1,8 +1,9 @@
 // Our SDK's desktop side in Node: the Client asks the local companion for the player's desktop
 // identity (getDiscordClientConnectedUser), tells whether one is installed (a socket exists),
-// and a game without a Gateway session of its own shows rich presence through it.
+// and a game without a Gateway session of its own shows rich presence through it (also through
+// updateRichPresence before connect, cleared when the Client connects, as the native SDK does).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthorizationTokenType, Client } from '@social-layer/client';
+import { Activity, AuthorizationTokenType, Client, ErrorType } from '@social-layer/client';
 import { ipcDesktopCompanion } from '@social-layer/client/desktop';
 import { type Account, befriend, type Env, signedInAccount, startCompanion, startEnv, waitFor } from './helpers.ts';
 
@@ -66,5 +67,34 @@ describe('Client with the desktop companion', () => {
     await desktop.setActivity(env.app.id, null);
     await waitFor(() => seen() === undefined, 'the activity to be cleared');
     await desktop.close();
+  });
+
+  it('updateRichPresence before connect goes through the companion, and is cleared when the Client connects', async () => {
+    const seen = () => friendClient.getUser(player.userId)?.gameActivity()?.details();
+    const activity = (details: string) => {
+      const a = new Activity();
+      a.setDetails(details);
+      return a;
+    };
+    // Without a companion the Client needs its own session, as before.
+    const plain = new Client({ apiBase: env.url, applicationId: env.app.id });
+    await expect(plain.updateRichPresence(activity('Nowhere'))).rejects.toMatchObject({ type: ErrorType.ClientNotReady });
+    await plain.destroy();
+
+    const desktop = ipcDesktopCompanion({ env: { XDG_RUNTIME_DIR: companion.dir } });
+    const game = new Client({ apiBase: env.url, applicationId: env.app.id, desktopCompanion: desktop });
+    try {
+      await game.updateRichPresence(activity('Before connect'));
+      await waitFor(() => seen() === 'Before connect', 'the friend to see the activity set through the companion');
+      await game.updateToken(AuthorizationTokenType.Bearer, player.token);
+      await game.connect();
+      await waitFor(() => seen() === undefined, 'the activity to be cleared when the Client connects');
+      // From now on the Client's own session carries presence.
+      await game.updateRichPresence(activity('Own session'));
+      await waitFor(() => seen() === 'Own session', 'the activity of the Client itself');
+    } finally {
+      await game.destroy();
+      await desktop.close();
+    }
   });
 });

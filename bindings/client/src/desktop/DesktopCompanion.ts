@@ -19,6 +19,12 @@ export interface DesktopCompanion {
    * ACTIVITY_JOIN): `(applicationId, joinSecret)`. Returns the unsubscribe function.
    */
   onActivityJoin?(listener: (applicationId: string, joinSecret: string) => void): () => void;
+  /**
+   * Rich presence through the companion (RPC SET_ACTIVITY; null clears), used by
+   * updateRichPresence/clearRichPresence before the Client connects, as the native SDK sends it
+   * to the desktop app; absent means the Client needs its own session for presence.
+   */
+  setActivity?(applicationId: string, activity: object | null): Promise<void>;
   /** Whether a companion runs on this machine (Client.isDiscordAppInstalled); absent means no. */
   isInstalled?(): boolean | Promise<boolean>;
 }

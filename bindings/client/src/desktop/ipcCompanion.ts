@@ -23,7 +23,7 @@ export interface IpcDesktopCompanion {
    * Rich presence through the companion (RPC SET_ACTIVITY for this process), for a game that
    * shows the player's desktop identity without a Gateway session of its own. `null` clears.
    */
-  setActivity(applicationId: string, activity: Record<string, unknown> | null): Promise<void>;
+  setActivity(applicationId: string, activity: object | null): Promise<void>;
   /** Closes the RPC connections (the companion then ends the activity they set). */
   close(): Promise<void>;
 }

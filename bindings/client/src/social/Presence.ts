@@ -26,14 +26,14 @@ export class Presence {
   /** Sets this game's activity; rejects with ValidationError (no request) when it breaks a limit. */
   async updateRichPresence(activity: Activity): Promise<void> {
     const wire = activityToWire(checkActivity(activity));
-    this.ctx.requireSession('updateRichPresence');
+    if (await this.viaDesktop('updateRichPresence', wire)) return;
     const stored = await this.ctx.http.request<ActivityWire>({ method: 'PUT', path: '/users/@me/activities', body: wire, auth: true });
     this.ctx.state.social.selfActivity = stored;
     this.announceSelf();
   }
 
   async clearRichPresence(): Promise<void> {
-    this.ctx.requireSession('clearRichPresence');
+    if (await this.viaDesktop('clearRichPresence', null)) return;
     await this.ctx.http.request<void>({ method: 'DELETE', path: '/users/@me/activities', auth: true });
     this.ctx.state.social.selfActivity = undefined;
     this.announceSelf();
@@ -58,8 +58,37 @@ export class Presence {
     return true;
   }
 
+  /** Whether presence was last set through the desktop companion (cleared when we connect). */
+  private setThroughDesktop = false;
+  /** That clear, awaited before our own next change so it cannot land after it. */
+  private desktopCleared: Promise<void> | undefined;
+
+  /**
+   * Without a session, presence goes to the desktop companion when the game has one, as the
+   * native SDK sends it to the desktop app before Connect; otherwise the session is required.
+   */
+  private async viaDesktop(operation: string, wire: ActivityWire | null): Promise<boolean> {
+    try {
+      this.ctx.requireSession(operation);
+      await this.desktopCleared;
+      return false;
+    } catch (notReady) {
+      if (!this.ctx.desktopActivity || !(await this.ctx.desktopActivity(wire))) throw notReady;
+      this.setThroughDesktop = wire !== null;
+      return true;
+    }
+  }
+
   /** READY: friends' presences (offline ones are left out) and our own chosen status. */
   onReady(presences: PresenceWire[], selfStatus: PresenceStatus | undefined, announce: boolean): void {
+    if (this.setThroughDesktop) {
+      // The native rule: presence set through the desktop app is cleared when the Client connects.
+      this.setThroughDesktop = false;
+      this.desktopCleared = this.ctx.desktopActivity?.(null).then(
+        () => undefined,
+        () => undefined,
+      );
+    }
     const social = this.ctx.state.social;
     if (selfStatus) social.selfStatus = selfStatus;
     const seen = new Set(presences.map((p) => p.user.id));

@@ -1,4 +1,4 @@
-import type { ReadyData, SocialReadyData, User } from '@social-layer/protocol';
+import type { ActivityWire, ReadyData, SocialReadyData, User } from '@social-layer/protocol';
 import type { ClientState } from '../ClientState.ts';
 import type { EventHub } from '../EventHub.ts';
 import type { ClientEvents } from '../events.ts';
@@ -32,6 +32,7 @@ export class Social {
     logger: Logger;
     requireSession(operation: string): void;
     rememberUser(user: User, announce: boolean): void;
+    desktopActivity?(activity: ActivityWire | null): Promise<boolean>;
   }) {
     const ctx: SocialContext = {
       http: deps.http,
@@ -39,6 +40,7 @@ export class Social {
       logger: deps.logger,
       requireSession: deps.requireSession,
       rememberUser: deps.rememberUser,
+      desktopActivity: deps.desktopActivity,
       emit: (event, ...args) => {
         if (this.held) this.held.push({ event, args } as HeldEvent);
         else deps.events.emit(event, ...args);
