@@ -4,7 +4,9 @@
 // nothing counted Identifies or sockets.
 import { WebSocket } from 'ws';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, RawGateway, startTestServer, type TestServer } from './harness.ts';
+import { cleanupTempDirs, databaseConfigs, dropTestSchemas, RawGateway, startTestServer, type TestServer } from './harness.ts';
+
+const REDIS_URL = process.env.SOCIAL_LAYER_TEST_REDIS ?? 'redis://127.0.0.1:6379';
 
 const servers: TestServer[] = [];
 async function server(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
@@ -15,6 +17,7 @@ async function server(options: Parameters<typeof startTestServer>[0] = {}): Prom
 
 afterAll(async () => {
   for (const t of servers) await t.close();
+  await dropTestSchemas();
   cleanupTempDirs();
 });
 
@@ -80,6 +83,19 @@ describe('fix 8: session start limit', () => {
     for (let i = 0; i < 3; i++) outcomes.push(await identifyOutcome(t, t.app.botToken));
     expect(outcomes.map((o) => o.ready)).toEqual([true, true, false]);
     expect(outcomes[2]!.close).toBe(4008);
+  });
+});
+
+describe('fix 8: scale-out', () => {
+  it('two nodes on one Redis draw on one session start budget: an Identify on one shows on the other', async () => {
+    const database = databaseConfigs().find((c) => c.name === 'postgres')!.config();
+    const node1 = await server({ database, redisUrl: REDIS_URL, sessionStartLimit: { total: 2 } });
+    const node2 = await server({ database, redisUrl: REDIS_URL, sessionStartLimit: { total: 2 } });
+    const bot = node1.app.botToken;
+    expect((await identifyOutcome(node1, bot)).ready).toBe(true);
+    expect((await node2.req('GET', '/gateway/bot', { token: bot, bot: true })).body.session_start_limit.remaining).toBe(1);
+    expect((await identifyOutcome(node2, bot)).ready).toBe(true);
+    expect((await identifyOutcome(node1, bot)).close).toBe(4008);
   });
 });
 

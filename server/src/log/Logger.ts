@@ -45,7 +45,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 
 function destination(sink: LogSink | undefined): DestinationStream {
   if (sink) return { write: (line: string) => sink(line.endsWith('\n') ? line.slice(0, -1) : line) };
-  if (process.stderr.isTTY) return PinoPretty({ destination: 2, colorize: true, sync: true });
+  if (process.stderr.isTTY) return PinoPretty({ destination: 2, colorize: true, sync: true, ignore: 'levelName' });
   return pino.destination({ dest: 2, sync: false });
 }
 
