@@ -28,7 +28,7 @@ function setUp(options?: ConstructorParameters<typeof LobbyOverlay>[2]) {
   doc.body.append(parent);
   const overlay = new LobbyOverlay(client, parent, options);
   overlay.showLobby('1');
-  const press = (init: KeyboardEventInit) => win.dispatchEvent(new win.KeyboardEvent('keydown', { bubbles: true, cancelable: true, ...init }) as never);
+  const press = (init: KeyboardEventInit) => win.dispatchEvent(new win.KeyboardEvent('keydown', { bubbles: true, cancelable: true, ...init } as never) as never);
   const expanded = () => [...doc.querySelectorAll('.sl-panel-toggle')].map((t) => t.getAttribute('aria-expanded'));
   return { doc, overlay, press, expanded };
 }
