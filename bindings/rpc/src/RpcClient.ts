@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { IpcOpcode, RPC_VERSION, RpcEvent } from './codes.ts';
 import { RpcError, type RpcMessage } from './envelope.ts';
@@ -27,9 +27,17 @@ export interface CloseInfo {
 
 type Listener = (data: any) => void;
 
-/** Whether a companion socket exists (slot 0-9 of `name`); Windows pipes cannot be listed, so false there. */
+/** Whether a companion socket (or, on Windows, named pipe) exists in slot 0-9 of `name`. */
 export function companionSocketExists(options: { name?: string; env?: NodeJS.ProcessEnv; platform?: NodeJS.Platform } = {}): boolean {
-  if ((options.platform ?? process.platform) === 'win32') return false;
+  if ((options.platform ?? process.platform) === 'win32') {
+    // Named pipes are listed as the entries of \\.\pipe\.
+    try {
+      const pipes = new Set(readdirSync('\\\\.\\pipe\\'));
+      return Array.from({ length: IPC_SLOTS }, (_, n) => `${options.name ?? DEFAULT_IPC_NAME}-ipc-${n}`).some((p) => pipes.has(p));
+    } catch {
+      return false;
+    }
+  }
   for (let n = 0; n < IPC_SLOTS; n++) if (existsSync(ipcPath(options.name ?? DEFAULT_IPC_NAME, n, options))) return true;
   return false;
 }
