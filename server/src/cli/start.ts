@@ -66,7 +66,9 @@ export const start: CliCommand = {
       );
     }
     io.out(`Social Layer listening on ${server.url} (data: ${databaseUrl ? 'PostgreSQL' : join(dir, 'social-layer.sqlite')}${redisUrl ? ', Redis bus' : ''}${dev ? ', development mode' : ''})\n`);
-    io.out(`Play the sample: ${server.url}/games/phaser-lobby/\nDeveloper portal: ${server.url}/developers\n`);
+    // Only what is really served: with --games, the scaffolded games, not the bundled samples.
+    const { BUNDLED_SAMPLES_DIR, gamesBanner, hostedGames } = await import('../http/routes/games.ts');
+    io.out(`${gamesBanner(server.url, hostedGames(games ? resolve(games) : BUNDLED_SAMPLES_DIR))}Developer portal: ${server.url}/developers\n`);
     const stop = () => {
       server.close().then(() => process.exit(0), () => process.exit(1));
     };

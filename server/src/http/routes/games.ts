@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { Errors } from '../ApiError.ts';
@@ -33,6 +34,24 @@ async function staticGame(scope: FastifyInstance, opts: { root: string; at: stri
   await scope.register(fastifyStatic, { root: opts.root, prefix: opts.at, decorateReply: false });
 }
 
+/** The repository's samples folder: what is hosted when no other games folder is named. */
+export const BUNDLED_SAMPLES_DIR = fileURLToPath(new URL('../../../../samples', import.meta.url));
+
+/** The games a folder holds: each `<name>/dist/index.html` with a URL-safe name, sorted. */
+export function hostedGames(samplesDir: string): string[] {
+  if (!existsSync(samplesDir)) return [];
+  return readdirSync(samplesDir)
+    .sort()
+    .filter((name) => /^[a-z0-9-]+$/.test(name) && existsSync(join(samplesDir, name, 'dist', 'index.html')));
+}
+
+/** The start banner's lines about games: where to play what is actually hosted. */
+export function gamesBanner(baseUrl: string, games: readonly string[]): string {
+  if (games.length === 0) return 'No game is built yet: run `npm run build`, or point --games at a folder of built games.\n';
+  if (games.length === 1) return `Play ${games[0]}: ${baseUrl}/games/${games[0]}/\n`;
+  return `Games (${games.length}): ${baseUrl}/\n${games.map((name) => `  ${name}: ${baseUrl}/games/${name}/\n`).join('')}`;
+}
+
 /**
  * Hosts the built sample games under /games/<name>/ and tells them which application to use
  * (`/games/config.json`), so `npm start` is all a developer needs to play them.
@@ -43,15 +62,8 @@ export async function gameRoutes(app: FastifyInstance, ctx: ServerContext, sampl
     return { applicationId: (await applicationId()) ?? null, apiBase: ctx.publicHttpUrl(req.raw) };
   });
 
-  const served: string[] = [];
-  if (existsSync(samplesDir)) {
-    for (const name of readdirSync(samplesDir).sort()) {
-      const dist = join(samplesDir, name, 'dist');
-      if (!/^[a-z0-9-]+$/.test(name) || !existsSync(join(dist, 'index.html'))) continue;
-      await app.register(staticGame, { root: dist, at: `/games/${name}/` });
-      served.push(name);
-    }
-  }
+  const served = hostedGames(samplesDir);
+  for (const name of served) await app.register(staticGame, { root: join(samplesDir, name, 'dist'), at: `/games/${name}/` });
   // The landing page lists every hosted game; with exactly one, it goes straight there.
   app.get(
     '/',
