@@ -3,6 +3,8 @@
 // UTF-16 surrogate in any string is refused (it would be stored as U+FFFD, so what was
 // acknowledged would not be what is stored), and a `__proto__` key is refused, not dropped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../src/http/ApiError.ts';
+import { Choice, Nullable, parseWith, Str, Type } from '../src/http/schemas/index.ts';
 import { cleanupTempDirs, RawGateway, startTestServer, type TestServer } from './harness.ts';
 
 let t: TestServer;
@@ -134,5 +136,36 @@ describe('security fix 6: lone surrogates and __proto__ keys', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const member = (await t.req('GET', `/lobbies/${lobbyId}`, { token: alice.token })).body.members.find((m: any) => m.id === bob.userId);
     expect(member.metadata).toBeNull();
+  });
+});
+
+describe('the schema pieces (parseWith, as Gateway op 3 uses them)', () => {
+  const fail = (schema: Parameters<typeof parseWith>[0], value: unknown) => {
+    try {
+      parseWith(schema, value);
+    } catch (e) {
+      expect(e).toBeInstanceOf(ApiError);
+      return (e as ApiError).body();
+    }
+    throw new Error('expected a 50035');
+  };
+
+  it('names every value of a union of constants, and the first branch of other unions', () => {
+    const schema = Type.Object({ kind: Type.Union([Type.Literal(0), Type.Literal(2), Type.Literal(4)]), name: Type.Optional(Nullable(Str(1, 5))), mode: Type.Optional(Choice(['a', 'b'])) });
+    expect(fail(schema, { kind: 3, name: 7, mode: 'c' })).toEqual({
+      code: 50035,
+      message: 'Invalid Form Body',
+      errors: {
+        kind: { _errors: [{ code: 'BASE_TYPE_CHOICES', message: 'Value must be one of {0, 2, 4}.' }] },
+        name: { _errors: [{ code: 'BASE_TYPE_STRING', message: 'Must be a string.' }] },
+        mode: { _errors: [{ code: 'BASE_TYPE_CHOICES', message: 'Value must be one of {a, b}.' }] },
+      },
+    });
+  });
+
+  it('returns only the fields the schema names, and never coerces a body', () => {
+    const schema = Type.Object({ a: Type.Object({ b: Type.Integer() }) });
+    expect(parseWith(schema, { a: { b: 1, c: 2 }, d: 3 })).toEqual({ a: { b: 1 } });
+    expect(fail(schema, { a: { b: '1' } }).errors).toEqual({ a: { b: { _errors: [{ code: 'NUMBER_TYPE_COERCE', message: 'Value "1" is not int.' }] } } });
   });
 });

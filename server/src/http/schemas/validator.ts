@@ -175,6 +175,28 @@ function leafOf(err: ErrorObject): Leaf | undefined {
 }
 
 /**
+ * A union (`anyOf`, e.g. `Type.Union` of literals) reports once, for the union: a union of
+ * constants is a choice among all of them, not "must be 0" from its first branch; for other
+ * unions the first branch's error stands (`string | null` given a number: BASE_TYPE_STRING).
+ */
+function leavesOf(errors: readonly ErrorObject[]): Leaf[] {
+  const out: Leaf[] = [];
+  const unions = errors.filter((e) => e.keyword === 'anyOf');
+  for (const u of unions) {
+    const branches = ((u.parentSchema as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf ?? []) as { const?: unknown }[];
+    if (branches.length > 0 && branches.every((b) => b && 'const' in b)) {
+      out.push({ path: pointerPath(u.instancePath), code: 'BASE_TYPE_CHOICES', message: `Value must be one of {${branches.map((b) => String(b.const)).join(', ')}}.` });
+    }
+  }
+  for (const e of errors) {
+    if (e.keyword === 'anyOf') continue;
+    const leaf = leafOf(e);
+    if (leaf) out.push(leaf);
+  }
+  return out;
+}
+
+/**
  * Builds the error tree. One error per field, the first Ajv found (type before length before
  * pattern), as the public API reports one per leaf; an array whose length is wrong reports that
  * alone, not also each of its items. Keys are set as own properties on prototype-less objects,
@@ -266,10 +288,7 @@ function buildChecker(schema: object, part: HttpPart): Checker {
     const errors = validate.errors ?? [];
     // A path parameter that cannot be an ID names nothing: the resource's 404, as before schemas.
     if (part === 'params') return { error: firstNotFound(errors) };
-    for (const e of errors) {
-      const leaf = leafOf(e);
-      if (leaf) leaves.push(leaf);
-    }
+    leaves.push(...leavesOf(errors));
     return { error: Errors.invalidForm(errorTree(leaves) ?? Object.assign(Object.create(null), { _errors: [{ code: 'BASE_TYPE_INVALID', message: 'Invalid value.' }] })) };
   };
 }
@@ -279,7 +298,7 @@ function buildChecker(schema: object, part: HttpPart): Checker {
  * compiler): the same 50035 tree. Our compiler answers ApiErrors itself.
  */
 export function formErrorOf(errors: readonly ErrorObject[]): ApiError {
-  const leaves = errors.map(leafOf).filter((l): l is Leaf => l !== undefined);
+  const leaves = leavesOf(errors);
   return Errors.invalidForm(errorTree(leaves) ?? Object.assign(Object.create(null), { _errors: [{ code: 'BASE_TYPE_INVALID', message: 'Invalid value.' }] }));
 }
 
