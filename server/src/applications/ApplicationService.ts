@@ -78,7 +78,7 @@ export class ApplicationService {
   constructor(private readonly store: Store, private readonly urls: UrlPolicy) {}
 
   /** Set by startServer: validates, PINGs and saves the event_webhooks_* fields of an edit (issue 15). */
-  webhooks: Pick<WebhookService, 'prepare' | 'wire'> | null = null;
+  webhooks: Pick<WebhookService, 'prepare' | 'wire' | 'resend'> | null = null;
 
   /** An application made in the portal: owned by its creator, and in pre-approval. */
   async createOwned(ownerId: string, name: string): Promise<CreatedApplication> {

@@ -5,6 +5,7 @@ import { generalSection } from './developerPortalGeneral.ts';
 import { installSection } from './developerPortalInstall.ts';
 import { oauth2Section } from './developerPortalOAuth2.ts';
 import { socialSdkSection } from './developerPortalSocialSdk.ts';
+import { webhooksSection } from './developerPortalWebhooks.ts';
 
 /**
  * One part of an application's portal page: what it shows and what its form does. A later
@@ -37,4 +38,4 @@ export interface SectionEnv {
 /** A notice to show after saving, or a secret shown this once (never stored in clear). */
 export type SectionOutcome = { notice: string } | { secret: { label: string; value: string } };
 
-export const PORTAL_SECTIONS: readonly PortalSection[] = [generalSection, oauth2Section, botSection, installSection, socialSdkSection];
+export const PORTAL_SECTIONS: readonly PortalSection[] = [generalSection, oauth2Section, botSection, installSection, socialSdkSection, webhooksSection];

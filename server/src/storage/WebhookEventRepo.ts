@@ -171,7 +171,7 @@ export class WebhookEventRepo {
    * until `until`. On PostgreSQL the rows are locked with FOR UPDATE SKIP LOCKED, so two nodes
    * never claim the same application; on SQLite the transaction is the single writer's.
    */
-  async claimApplications(owner: string, now: number, until: number, limit: number): Promise<WebhookSettingsTable[]> {
+  async claimApplications(owner: string, now: number, until: number, limit: number, exclude: readonly string[] = []): Promise<WebhookSettingsTable[]> {
     const postgres = this.dialect === 'postgres';
     return this.db.transaction().execute(async (tx) => {
       let q = tx
@@ -193,6 +193,8 @@ export class WebhookEventRepo {
         )
         .orderBy('s.lease_until')
         .limit(limit);
+      // The caller's own running deliveries: never a second loop over the same queue.
+      if (exclude.length > 0) q = q.where('s.application_id', 'not in', [...exclude]);
       if (postgres) q = q.forUpdate().skipLocked();
       const ids = (await q.execute()).map((r) => r.application_id);
       if (ids.length === 0) return [];

@@ -108,7 +108,7 @@ export class WebhookDeliveryWorker {
       const free = this.opts.concurrency - this.active.size;
       if (free > 0) {
         const now = Date.now();
-        const claimed = await this.repo.claimApplications(this.nodeId, now, now + this.opts.leaseMs, free);
+        const claimed = await this.repo.claimApplications(this.nodeId, now, now + this.opts.leaseMs, free, [...this.active.keys()]);
         for (const settings of claimed) {
           const run = this.deliverApplication(settings)
             .catch((err) => this.log.error({ err, applicationId: settings.application_id }, 'webhook delivery failed'))
@@ -135,7 +135,21 @@ export class WebhookDeliveryWorker {
   private async deliverApplication(claimed: WebhookSettingsTable): Promise<void> {
     const appId = claimed.application_id;
     let leaseUntil = Number(claimed.lease_until);
+    let lost = false;
     let failing = claimed.failing_since !== null;
+    // Renewed on a timer as well as before each send, so slow storage between sends cannot let
+    // the lease run out under a node that is still working.
+    const renewer = setInterval(() => {
+      const until = Date.now() + this.opts.leaseMs;
+      this.repo.renewLease(appId, this.nodeId, until).then(
+        (ok) => {
+          if (ok) leaseUntil = Math.max(leaseUntil, until);
+          else lost = true;
+        },
+        () => {},
+      );
+    }, this.opts.leaseMs / 4);
+    renewer.unref();
     const keys = await this.repo.keyPair(appId);
     const key = this.signer.key(appId, keys.private_key);
     // 2xx answers not yet recorded, and the recording in flight: the next send does not wait for
@@ -158,12 +172,15 @@ export class WebhookDeliveryWorker {
         const batch = await this.repo.nextBatch(appId, this.opts.batchSize);
         if (batch.length === 0) return;
         for (const event of batch) {
-          if (this.closing) return;
+          if (this.closing || lost) return;
           // Renewed while at least two send timeouts remain, so no send outlives the lease (a node
           // that takes over an expired lease would send the in-flight event again).
           if (Date.now() > leaseUntil - 2 * this.opts.timeoutMs) {
             leaseUntil = Date.now() + this.opts.leaseMs;
-            if (!(await this.repo.renewLease(appId, this.nodeId, leaseUntil))) return;
+            if (!(await this.repo.renewLease(appId, this.nodeId, leaseUntil))) {
+              lost = true;
+              return;
+            }
           }
           if (!types.has(event.type)) {
             await this.repo.markSkipped(event.id);
@@ -191,6 +208,7 @@ export class WebhookDeliveryWorker {
         }
       }
     } finally {
+      clearInterval(renewer);
       // Answers already received are recorded before the lease goes (a failure here leaves them
       // pending: they will be sent again, which at-least-once allows).
       await record().catch((err) => this.log.error({ err, applicationId: appId }, 'recording webhook deliveries failed'));
