@@ -19,6 +19,7 @@ import { userRoutes } from './routes/users.ts';
 import { guildRouteFamily } from './routes/guildRouteFamily.ts';
 import { applicationRoutes } from './routes/applications.ts';
 import { developerPortalRoutes } from './routes/developerPortal.ts';
+import { webhookDeliveryRoutes } from './routes/webhookDeliveries.ts';
 import { applicationBudgetHook } from './applicationBudget.ts';
 import { formErrorOf, registerOpenApi, validatorCompiler } from './schemas/index.ts';
 
@@ -123,5 +124,6 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
   guildRouteFamily(app, ctx);
   applicationRoutes(app, ctx);
   developerPortalRoutes(app, ctx);
+  webhookDeliveryRoutes(app, ctx);
   return app;
 }
