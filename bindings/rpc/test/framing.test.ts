@@ -7,7 +7,7 @@ import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFrame, FrameDecoder, IpcOpcode, MAX_FRAME_BYTES, RpcClient, RpcCloseCode, RpcErrorCode } from '../src/index.ts';
-import { type Account, type Env, signedInAccount, startCompanion, startEnv } from './helpers.ts';
+import { type Account, type Env, signedInAccount, startCompanion, startEnv, waitFor } from './helpers.ts';
 
 let env: Env;
 let player: Account;
@@ -256,6 +256,25 @@ describe('frames', () => {
     expect(limits.message).toContain('activity.state');
     expect(c.ended).toBe(false);
     c.socket.destroy();
+  });
+
+  it('closes connections beyond the limit with the rate-limit code, and serves again once they go', async () => {
+    const small = await startCompanion(env, [player.token], { maxConnections: 2 });
+    try {
+      const a = await RawClient.open(small.path);
+      const b = await RawClient.open(small.path);
+      const c = await RawClient.open(small.path);
+      expect(await c.closedWith()).toEqual({ code: RpcCloseCode.RateLimited, message: 'Too many connections' });
+      a.socket.destroy();
+      await waitFor(() => small.companion['ipc'].clients.size < 2, 'the first connection to be gone');
+      const d = await RawClient.open(small.path);
+      d.write(handshake());
+      await d.next(ready);
+      b.socket.destroy();
+      d.socket.destroy();
+    } finally {
+      await small.companion.stop();
+    }
   });
 
   it('closes a client that floods frames with the rate-limit code', async () => {

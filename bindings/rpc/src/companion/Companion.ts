@@ -25,6 +25,8 @@ export interface CompanionOptions {
   /** How often game pids are checked (default 1000 ms). */
   pidPollMs?: number;
   limits?: Partial<ConnectionLimits>;
+  /** Local connections at once (default 64); more are closed with 4002. */
+  maxConnections?: number;
   /** Called with every token after one was refreshed, so the caller can store them. */
   onTokensRefreshed?: (tokens: StoredToken[]) => void;
   /** Refresh a token this long before it expires (default one day). */
@@ -79,7 +81,7 @@ export class Companion implements RpcHandler {
   constructor(private readonly options: CompanionOptions) {
     this.rest = new RestApi(options.serverUrl);
     this.log = options.log ?? (() => {});
-    this.ipc = new IpcServer({ handler: this, name: options.ipcName, env: options.env, platform: options.platform, limits: options.limits });
+    this.ipc = new IpcServer({ handler: this, name: options.ipcName, env: options.env, platform: options.platform, limits: options.limits, maxConnections: options.maxConnections });
     this.pids = new PidWatch((pid) => this.onPidExit(pid), options.pidPollMs ?? 1000);
   }
 
