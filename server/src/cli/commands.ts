@@ -5,6 +5,7 @@ import { appsInstall, guildsCreate } from './guilds.ts';
 import { start } from './start.ts';
 import { tokensIssue } from './tokens.ts';
 import { usersCreate } from './users.ts';
+import { webhooksReplay } from './webhooks.ts';
 
 /** Every admin CLI command, in the order `--help` lists them. Add a module, then one entry here. */
-export const COMMANDS: CliCommand[] = [start, appsCreate, appsUpdate, appsApprove, usersCreate, tokensIssue, guildsCreate, appsInstall, companion];
+export const COMMANDS: CliCommand[] = [start, appsCreate, appsUpdate, appsApprove, usersCreate, tokensIssue, guildsCreate, appsInstall, companion, webhooksReplay];
