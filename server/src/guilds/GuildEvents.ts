@@ -41,17 +41,14 @@ export class GuildEvents {
       this.bus.publish(guildUserTopic(userId), { t: userId === opts.subjectUserId ? `${name}|self` : name, json: body });
       sent++;
     };
-    if (audience.kind === 'guild' && !opts.subjectUserId) {
+    if (audience.kind === 'guild') {
+      // Every member may see guild-wide events: no permission computation, just the member IDs.
       for (const id of await this.store.guildMembers.userIds(guildId)) send(id, t, json);
     } else {
       const roles = await this.store.guilds.roles(guildId);
       const members = await this.store.guildMembers.list(guildId, { limit: 1_000_000 });
-      const overwrites = audience.kind !== 'guild' && audience.channel ? (JSON.parse(audience.channel.permission_overwrites) as Overwrite[]) : [];
+      const overwrites = audience.channel ? (JSON.parse(audience.channel.permission_overwrites) as Overwrite[]) : [];
       for (const m of members) {
-        if (audience.kind === 'guild') {
-          send(m.member.user_id, t, json);
-          continue;
-        }
         const perms = channelPermissions(subjectOf(guild, roles, m), overwrites);
         if (audience.kind === 'channel') {
           if (has(perms, Permission.ViewChannel)) send(m.member.user_id, t, json);
