@@ -148,6 +148,7 @@ describe('/docs/api', () => {
       expect(await page.textContent('.info .title')).toContain('Social Layer HTTP API');
       const operations = await page.locator('.opblock').count();
       expect(operations).toBeGreaterThan(40);
+      await page.screenshot({ path: join(RESULTS, 'openapi-docs-top.png'), fullPage: false });
       // One operation opened, as a reader would: its parameters and responses show.
       await page.locator('#operations-lobbies-get_api_v10_lobbies__id__messages .opblock-summary').click();
       await page.waitForSelector('#operations-lobbies-get_api_v10_lobbies__id__messages .parameters', { timeout: 10_000 });
