@@ -30,7 +30,19 @@ describe('scaffolder', () => {
     }
     expect(pkg.dependencies.phaser).toMatch(/^\^4/);
     expect(pkg.devDependencies.esbuild).toBeTruthy();
-    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('Made from the `phaser-lobby` sample');
+    // The README is the game's: how to run it and where its code is, not the sample's tests.
+    const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+    expect(readme.split('\n')[0]).toBe('# space-chat');
+    expect(readme).toContain('started\nfrom the `phaser-lobby` template');
+    expect(readme).toContain('/games/space-chat/');
+    expect(readme).toMatch(/- `src\/main\.ts`/);
+    expect(readme).toMatch(/- `src\/LobbyScene\.ts`: The play field/);
+    for (const sampleOnly of ['(sample)', 'samples/phaser-lobby', 'npx vitest', '__socialLayerSample', 'test/', 'Test hook']) {
+      expect(readme, sampleOnly).not.toContain(sampleOnly);
+    }
+    // Its own storage namespace and page title.
+    expect(readFileSync(join(dir, 'src/main.ts'), 'utf8')).toContain("game: 'space-chat'");
+    expect(readFileSync(join(dir, 'index.html'), 'utf8')).toContain('<title>space-chat</title>');
 
     execFileSync(process.execPath, ['build.mjs'], { cwd: dir, stdio: 'pipe' });
     expect(existsSync(join(dir, 'dist/index.html'))).toBe(true);

@@ -2,6 +2,7 @@ import { cp, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gameReadme } from './gameReadme.ts';
 
 export interface CreateGameOptions {
   /** A folder name under samples/ (phaser-lobby, ...). */
@@ -77,15 +78,14 @@ export async function createGame(options: CreateGameOptions): Promise<CreatedGam
   };
   await writeFile(join(dir, 'package.json'), JSON.stringify(game, null, 2) + '\n');
 
-  const readme = existsSync(join(dir, 'README.md')) ? await readFile(join(dir, 'README.md'), 'utf8') : '';
-  await writeFile(
-    join(dir, 'README.md'),
-    `# ${options.name}\n\nMade from the \`${options.sample}\` sample of Social Layer.\n\n` +
-      '```sh\nnpm install && npm run build     # bundles into dist/\n' +
-      `npx social-layer start --games ${relative(process.cwd(), resolve(dir, '..')) || '.'}   # from the Social Layer checkout: serves /games/${options.name}/\n` +
-      '```\n\nWhat follows is the sample\'s own README.\n\n' +
-      readme.replace(/^# .*\n/, ''),
-  );
+  // The game's own storage namespace and title: two games on one origin must not share a
+  // device ID, and the tab should say which game it is.
+  const main = join(dir, 'src', 'main.ts');
+  if (existsSync(main)) await writeFile(main, (await readFile(main, 'utf8')).replace(/game: '[A-Za-z0-9_-]+'/, `game: '${options.name}'`));
+  const page = join(dir, 'index.html');
+  if (existsSync(page)) await writeFile(page, (await readFile(page, 'utf8')).replace(/<title>[^<]*<\/title>/, `<title>${options.name}</title>`));
+  const gamesDir = relative(process.cwd(), resolve(dir, '..')) || '.';
+  await writeFile(join(dir, 'README.md'), await gameReadme(dir, options.name, options.sample, gamesDir));
   return { dir, files: files.sort() };
 }
 
