@@ -20,6 +20,7 @@ import { guildRouteFamily } from './routes/guildRouteFamily.ts';
 import { applicationRoutes } from './routes/applications.ts';
 import { developerPortalRoutes } from './routes/developerPortal.ts';
 import { webhookDeliveryRoutes } from './routes/webhookDeliveries.ts';
+import { webAppRoutes } from './routes/webApp.ts';
 import { applicationBudgetHook } from './applicationBudget.ts';
 import { formErrorOf, registerOpenApi, validatorCompiler } from './schemas/index.ts';
 
@@ -125,5 +126,6 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
   applicationRoutes(app, ctx);
   developerPortalRoutes(app, ctx);
   webhookDeliveryRoutes(app, ctx);
+  await webAppRoutes(app, ctx);
   return app;
 }

@@ -1,0 +1,36 @@
+// Bundles the web app into dist/ (app.js, app.css), which the server serves at /app/assets/
+// (server/src/http/routes/webApp.ts builds the page around them). `node build.mjs`, or
+// import { build } from a test.
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = dirname(fileURLToPath(import.meta.url));
+
+export async function build({ outdir = join(root, 'dist'), minify = true } = {}) {
+  await rm(outdir, { recursive: true, force: true });
+  await mkdir(outdir, { recursive: true });
+  await esbuild.build({
+    // main.tsx imports styles.css, which esbuild writes beside the script as app.css.
+    entryPoints: { app: join(root, 'src/main.tsx') },
+    outdir,
+    entryNames: '[name]',
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    minify,
+    // No source maps: the page's CSP and asset route serve app.js and app.css only.
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  return outdir;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const outdir = await build();
+  console.log(`built ${outdir}`);
+}

@@ -1,0 +1,86 @@
+import type { APIGuild, APIGuildMember, APIRole, RESTAPIPartialCurrentUserGuild } from 'discord-api-types/v10';
+import { useEffect, useState } from 'preact/hooks';
+import type { RestClient } from '../api/RestClient.ts';
+import type { GuildChannel } from '../model/channels.ts';
+
+export interface GuildDetail {
+  guild: APIGuild;
+  channels: GuildChannel[];
+  roles: APIRole[];
+  members: APIGuildMember[];
+}
+
+export interface State {
+  guilds: RESTAPIPartialCurrentUserGuild[] | null;
+  /** What the open guild shows, by guild ID (only the open one is kept fresh). */
+  detail: Record<string, GuildDetail | undefined>;
+  error: string | null;
+}
+
+/**
+ * The app's data and the REST calls that change it, in one place so views stay plain functions of
+ * state. Later features (messages, commands, activities, purchases) add their slice and actions
+ * here and their views beside the others.
+ */
+export class AppState {
+  state: State = { guilds: null, detail: {}, error: null };
+  private readonly listeners = new Set<() => void>();
+
+  constructor(readonly rest: RestClient) {}
+
+  private set(patch: Partial<State>): void {
+    this.state = { ...this.state, ...patch };
+    this.listeners.forEach((l) => l());
+  }
+
+  subscribe(l: () => void): () => void {
+    this.listeners.add(l);
+    return () => void this.listeners.delete(l);
+  }
+
+  showError(e: unknown): void {
+    this.set({ error: e instanceof Error ? e.message : String(e) });
+  }
+
+  clearError(): void {
+    this.set({ error: null });
+  }
+
+  async loadGuilds(): Promise<void> {
+    this.set({ guilds: await this.rest.get<RESTAPIPartialCurrentUserGuild[]>('/users/@me/guilds') });
+  }
+
+  async loadGuild(guildId: string): Promise<void> {
+    const [guild, channels, roles, members] = await Promise.all([
+      this.rest.get<APIGuild>(`/guilds/${guildId}`),
+      this.rest.get<GuildChannel[]>(`/guilds/${guildId}/channels`),
+      this.rest.get<APIRole[]>(`/guilds/${guildId}/roles`),
+      this.rest.get<APIGuildMember[]>(`/guilds/${guildId}/members?limit=1000`),
+    ]);
+    this.set({ detail: { ...this.state.detail, [guildId]: { guild, channels, roles, members } } });
+  }
+
+  async createGuild(name: string): Promise<string> {
+    const guild = await this.rest.post<{ id: string }>('/guilds', { name });
+    await this.loadGuilds();
+    return guild.id;
+  }
+
+  /** An invite to a channel that lasts 7 days with no use limit: the link people share. */
+  async createInvite(channelId: string): Promise<string> {
+    const invite = await this.rest.post<{ code: string }>(`/channels/${channelId}/invites`, { max_age: 604_800, max_uses: 0 });
+    return invite.code;
+  }
+
+  async acceptInvite(code: string): Promise<string> {
+    const invite = await this.rest.post<{ guild?: { id: string }; guild_id?: string }>(`/invites/${code}`);
+    await this.loadGuilds();
+    return invite.guild?.id ?? invite.guild_id ?? '';
+  }
+}
+
+export function useAppState(store: AppState): State {
+  const [state, setState] = useState(store.state);
+  useEffect(() => store.subscribe(() => setState(store.state)), [store]);
+  return state;
+}
