@@ -145,7 +145,7 @@ describe('the schema pieces (parseWith, as Gateway op 3 uses them)', () => {
       parseWith(schema, value);
     } catch (e) {
       expect(e).toBeInstanceOf(ApiError);
-      return (e as ApiError).body();
+      return (e as ApiError).body() as { code: number; message: string; errors?: unknown };
     }
     throw new Error('expected a 50035');
   };
