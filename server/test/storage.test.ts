@@ -158,6 +158,19 @@ describe.each(databaseConfigs())('storage on $name', ({ config }) => {
     expect(await store.guildMembers.bans(guild.id, { limit: 10 })).toEqual([]);
   });
 
+  it('keeps guild and application emojis apart, with their images', async () => {
+    const owner = (await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', 'e-owner', undefined)).user;
+    const guild = await store.guilds.transaction((tx) => store.guilds.create(tx, { name: 'E', ownerId: owner.id, everyonePermissions: '0' }));
+    const g = await store.emojis.create(store.database.db, { guild_id: guild.id, application_id: null, name: 'wave', animated: 0, creator_id: owner.id, image: 'data:image/png;base64,AAAA', roles: '[]' });
+    await store.emojis.create(store.database.db, { guild_id: null, application_id: appId, name: 'logo', animated: 1, creator_id: null, image: 'data:image/gif;base64,BBBB', roles: '[]' });
+    expect((await store.emojis.ofGuild(guild.id)).map((e) => e.name)).toEqual(['wave']);
+    expect(await store.emojis.count({ applicationId: appId })).toBe(1);
+    await store.emojis.update(store.database.db, g.id, { name: 'hello', roles: '["1"]' });
+    expect(await store.emojis.get(g.id)).toMatchObject({ name: 'hello', roles: '["1"]', image: 'data:image/png;base64,AAAA' });
+    await store.guilds.transaction((tx) => store.guilds.delete(tx, guild.id));
+    expect(await store.emojis.count({ guildId: guild.id })).toBe(0);
+  });
+
   it('counts invite uses up to max_uses and keeps target users', async () => {
     const owner = (await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', 'i-owner', undefined)).user;
     const guild = await store.guilds.transaction((tx) => store.guilds.create(tx, { name: 'I', ownerId: owner.id, everyonePermissions: '0' }));

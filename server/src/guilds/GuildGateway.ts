@@ -9,6 +9,7 @@ export const Intent = {
   Guilds: 1 << 0,
   GuildMembers: 1 << 1,
   GuildModeration: 1 << 2,
+  GuildExpressions: 1 << 3,
   GuildInvites: 1 << 6,
   GuildPresences: 1 << 8,
   MessageContent: 1 << 15,
@@ -39,6 +40,7 @@ const INTENT_OF: Record<string, number> = {
   GUILD_MEMBER_ADD: Intent.GuildMembers, GUILD_MEMBER_UPDATE: Intent.GuildMembers, GUILD_MEMBER_REMOVE: Intent.GuildMembers,
   GUILD_BAN_ADD: Intent.GuildModeration, GUILD_BAN_REMOVE: Intent.GuildModeration,
   INVITE_CREATE: Intent.GuildInvites, INVITE_DELETE: Intent.GuildInvites,
+  GUILD_EMOJIS_UPDATE: Intent.GuildExpressions,
 };
 
 /** The privileged intents an application's flags allow. */

@@ -1,6 +1,7 @@
 import type { Store } from '../storage/Store.ts';
 import type { GuildChannelsTable, GuildRolesTable } from '../storage/guildSchema.ts';
 import { type GuildView, viewChannel, viewGuild } from './GuildAccess.ts';
+import { emojiWire } from './EmojiService.ts';
 import { GuildErrors } from './guildErrors.ts';
 import { imageHash } from './images.ts';
 import type { GuildEvents } from './GuildEvents.ts';
@@ -66,7 +67,7 @@ export class GuildService {
   async getGuild(userId: string, guildId: string, withCounts: boolean) {
     const v = await viewGuild(this.store, guildId, userId);
     const extra = withCounts ? { approximate_member_count: await this.store.guildMembers.count(guildId), approximate_presence_count: 0 } : {};
-    return guildWire(v.guild, v.roles, extra);
+    return guildWire(v.guild, v.roles, { ...extra, emojis: await this.emojisOf(guildId) });
   }
 
   async modifyGuild(userId: string, guildId: string, patch: { name?: string; icon?: string | null; banner?: string | null; description?: string | null; owner_id?: string; system_channel_id?: string | null; features?: string[] }) {
@@ -103,6 +104,10 @@ export class GuildService {
     return wire;
   }
 
+  private async emojisOf(guildId: string) {
+    return (await this.store.emojis.ofGuild(guildId)).map((e) => emojiWire(e));
+  }
+
   /** GET /users/@me/guilds: partial guilds with `banner`, the caller's `owner` and `permissions`. */
   async userGuilds(userId: string, opts: { before?: string; after?: string; limit?: number; withCounts?: boolean }) {
     const guilds = await this.store.guilds.ofUser(userId, opts);
@@ -134,7 +139,7 @@ export class GuildService {
     const memberCount = await this.store.guildMembers.count(guildId);
     const members = opts.members ? await this.store.guildMembers.list(guildId, { limit: 1000 }) : [v.member];
     return {
-      ...guildWire(v.guild, v.roles),
+      ...guildWire(v.guild, v.roles, { emojis: await this.emojisOf(guildId) }),
       joined_at: new Date(Number(v.member.member.joined_at)).toISOString(),
       large: memberCount > 50,
       unavailable: false,

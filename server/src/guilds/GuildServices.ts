@@ -1,5 +1,6 @@
 import type { EventBus } from '../events/EventBus.ts';
 import type { Store } from '../storage/Store.ts';
+import { EmojiService } from './EmojiService.ts';
 import { GuildEvents } from './GuildEvents.ts';
 import { GuildInviteService } from './GuildInviteService.ts';
 import { GuildService } from './GuildService.ts';
@@ -12,12 +13,14 @@ export class GuildServices {
   readonly guilds: GuildService;
   readonly members: MemberService;
   readonly invites: GuildInviteService;
+  readonly emojis: EmojiService;
 
   constructor(readonly store: Store, readonly bus: EventBus) {
     this.events = new GuildEvents(store, bus);
     this.guilds = new GuildService(store, this.events);
     this.members = new MemberService(store, this.events);
     this.invites = new GuildInviteService(store, this.events, this.members);
+    this.emojis = new EmojiService(store, this.events);
   }
 
   /**

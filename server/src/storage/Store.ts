@@ -4,6 +4,7 @@ import { ApplicationRepo } from './ApplicationRepo.ts';
 import type { OpenDatabase } from './database.ts';
 import { LobbyRepo } from './LobbyRepo.ts';
 import { DirectMessageRepo } from './DirectMessageRepo.ts';
+import { EmojiRepo } from './EmojiRepo.ts';
 import { GuildInviteRepo } from './GuildInviteRepo.ts';
 import { GuildMemberRepo } from './GuildMemberRepo.ts';
 import { GuildRepo } from './GuildRepo.ts';
@@ -37,6 +38,7 @@ export class Store {
   readonly guilds: GuildRepo;
   readonly guildMembers: GuildMemberRepo;
   readonly guildInvites: GuildInviteRepo;
+  readonly emojis: EmojiRepo;
 
   constructor(readonly database: OpenDatabase, readonly ids = new SnowflakeGenerator()) {
     const { db } = database;
@@ -56,6 +58,7 @@ export class Store {
     this.guilds = new GuildRepo(db, ids);
     this.guildMembers = new GuildMemberRepo(db);
     this.guildInvites = new GuildInviteRepo(db);
+    this.emojis = new EmojiRepo(db, ids);
   }
 
   close(): Promise<void> {

@@ -118,7 +118,10 @@ export interface EmojisTable {
   name: string;
   animated: number;
   creator_id: string | null;
-  image_path: string;
+  /** Data URI of the image. */
+  image: string;
+  /** JSON array of role IDs allowed to use a guild emoji (empty: everyone). */
+  roles: string;
   created_at: number | string;
 }
 

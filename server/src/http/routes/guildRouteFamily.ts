@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../../ServerContext.ts';
 import { channelRoutes } from './channels.ts';
+import { emojiRoutes } from './emojis.ts';
 import { guildBotAuthorizeRoutes } from './guildBotAuthorize.ts';
 import { guildInviteRoutes } from './guildInvites.ts';
 import { guildMemberRoutes } from './guildMembers.ts';
@@ -15,4 +16,5 @@ export function guildRouteFamily(app: FastifyInstance, ctx: ServerContext): void
   guildMemberRoutes(app, ctx);
   guildInviteRoutes(app, ctx);
   guildBotAuthorizeRoutes(app, ctx);
+  emojiRoutes(app, ctx);
 }

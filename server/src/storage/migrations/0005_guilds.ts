@@ -131,7 +131,9 @@ export const m0005_guilds: Migration = {
       .addColumn('name', 'varchar(32)', (c) => c.notNull())
       .addColumn('animated', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('creator_id', 'varchar(20)')
-      .addColumn('image_path', 'varchar(300)', (c) => c.notNull())
+      // The image as a data URI (≤ 256 KiB) until the attachment store exists; served at /emojis/{id}.
+      .addColumn('image', 'text', (c) => c.notNull())
+      .addColumn('roles', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();
     await db.schema.createIndex('emojis_guild').on('emojis').column('guild_id').execute();
