@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { User } from '@social-layer/protocol';
+import { profilesFor } from './accounts/applicationProfiles.ts';
 import { ConnectionTracker } from './events/ConnectionTracker.ts';
 import { type EventBus, LocalEventBus } from './events/EventBus.ts';
 import { RedisEventBus } from './events/RedisEventBus.ts';
@@ -195,7 +196,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         const grant = await store.tokens.resolve(token);
         if (grant) {
           const user = await store.users.get(grant.userId);
-          return user ? { kind: 'bearer', user: userToWire(user), applicationId: grant.applicationId } : undefined;
+          if (!user) return undefined;
+          // READY's user carries its own game profiles for this application (issue 19).
+          const application_profiles = await profilesFor(store, { kind: 'bearer', ...grant }, user.id);
+          return { kind: 'bearer', user: { ...userToWire(user), application_profiles }, applicationId: grant.applicationId };
         }
         const application = await store.applications.findByBotToken(token);
         if (!application) return undefined;

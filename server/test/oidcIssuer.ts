@@ -10,6 +10,8 @@ export const OIDC_KID = 'test-key-1';
 export const OIDC_AUDIENCE = 'game-web';
 export const OIDC_AUDIENCE_SECRET = 'game-web-secret';
 export const OIDC_OTHER_CLIENT = { id: 'other-app', secret: 'other-secret' };
+/** Where the issuer says its users' pictures are (the `picture` claim). */
+export const OIDC_PICTURE_BASE = 'https://issuer.example/pictures';
 
 export function listen(server: Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
@@ -34,8 +36,12 @@ export async function startOidcIssuer(): Promise<OidcIssuer> {
       { client_id: OIDC_AUDIENCE, client_secret: OIDC_AUDIENCE_SECRET, redirect_uris: [`${issuer}/cb`], grant_types: ['authorization_code'], response_types: ['code'] },
       { client_id: OIDC_OTHER_CLIENT.id, client_secret: OIDC_OTHER_CLIENT.secret, redirect_uris: [`${issuer}/cb`], grant_types: ['authorization_code'], response_types: ['code'] },
     ],
-    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, name: `Player ${sub}` }) }),
-    claims: { openid: ['sub', 'name'] },
+    // preferred_username and picture feed the identity's application profile (issue 19).
+    findAccount: async (_ctx: unknown, sub: string) => ({
+      accountId: sub,
+      claims: async () => ({ sub, name: `Player ${sub}`, preferred_username: `${sub}_at_issuer`, picture: `${OIDC_PICTURE_BASE}/${sub}.png` }),
+    }),
+    claims: { openid: ['sub', 'name', 'preferred_username', 'picture'] },
     pkce: { required: () => false },
     // Explicit lifetimes (seconds) keep the provider from printing a notice for each default.
     ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, AuthorizationCode: 60, IdToken: 3600 },

@@ -41,6 +41,25 @@ export interface User {
   bot: boolean;
   /** True for provisional (guest) accounts. */
   is_provisional: boolean;
+  /**
+   * Game profiles of the user's external identities for the application of the token that
+   * reads them (UserApplicationProfileHandle); on the user's own object (READY, GET /users/@me).
+   */
+  application_profiles?: UserApplicationProfile[];
+}
+
+/** One external identity's profile as its provider gave it (issue 19). */
+export interface UserApplicationProfile {
+  /** ExternalIdentityProviderType by name: OIDC, EPIC_ONLINE_SERVICES, STEAM, UNITY, DISCORD_BOT. */
+  provider_type: string;
+  /** The OIDC issuer, or the application for DISCORD_BOT. */
+  provider_id: string | null;
+  /** The user's ID at the provider; only to the user themself (with `identify`) and the application's bot. */
+  provider_issued_user_id?: string;
+  username: string | null;
+  /** As the provider gave it (an OIDC `picture` claim is a URL). */
+  avatar_hash: string | null;
+  metadata: string | null;
 }
 
 export interface LobbyMember {

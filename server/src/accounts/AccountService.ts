@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import { ApiErrorCode } from '@social-layer/protocol';
 import { ApiError } from '../http/ApiError.ts';
 import type { Logger } from '../log/Logger.ts';
+import type { ProfileData } from '../storage/ApplicationProfileRepo.ts';
 import type { Database, UsersTable } from '../storage/schema.ts';
 import { toMs } from '../storage/schema.ts';
 import type { Store } from '../storage/Store.ts';
@@ -170,9 +171,16 @@ export class AccountService {
    * Links an external identity to a full account inside a token grant's transaction. When a
    * provisional account holds the identity, its data moves over (every registered merge step)
    * and it is deleted. Returns the provisional user that was merged, if any, whose sessions the
-   * caller closes after commit.
+   * caller closes after commit. The identity's application profile, when the provider gave one,
+   * is written in the same transaction (it follows the identity, so a merge moves it too).
    */
-  async mergeIn(tx: Tx, applicationId: string, authType: string, externalId: string, fullUserId: string): Promise<string | undefined> {
+  async mergeIn(tx: Tx, applicationId: string, authType: string, externalId: string, fullUserId: string, profile?: ProfileData): Promise<string | undefined> {
+    const merged = await this.mergeIdentityIn(tx, applicationId, authType, externalId, fullUserId);
+    if (profile) await this.store.applicationProfiles.upsert({ applicationId, authType, externalId }, profile, { db: tx });
+    return merged;
+  }
+
+  private async mergeIdentityIn(tx: Tx, applicationId: string, authType: string, externalId: string, fullUserId: string): Promise<string | undefined> {
     const identity = await tx
       .selectFrom('external_identities')
       .selectAll()

@@ -2,7 +2,9 @@ import { Limits } from '@social-layer/protocol';
 import { ApiError, Errors } from '../http/ApiError.ts';
 import type { OidcVerifier } from '../oauth2/OidcVerifier.ts';
 import type { ApplicationsTable } from '../storage/schema.ts';
+import type { ProfileData } from '../storage/ApplicationProfileRepo.ts';
 import type { Store } from '../storage/Store.ts';
+import { oidcProfile } from './applicationProfiles.ts';
 
 /** An external identity as stored in external_identities: the key of a provisional account. */
 export interface ExternalIdentity {
@@ -10,6 +12,8 @@ export interface ExternalIdentity {
   externalId: string;
   /** A display name the provider vouched for, used for new accounts. */
   name?: string;
+  /** What the provider says about the player (the identity's application profile), when it says anything. */
+  profile?: ProfileData;
 }
 
 const DEVICE_ID = /^[A-Za-z0-9_-]+$/;
@@ -46,7 +50,7 @@ export async function resolveExternalIdentity(
     if (issuers.length === 0) throw Errors.provisionalNotEnabled();
     const v = await oidc.verify(token, issuers);
     // One identity per issuer and subject, whichever of the OIDC-style types carried it.
-    return { authType: 'OIDC', externalId: v.externalId, ...(v.name ? { name: v.name.slice(0, Limits.displayNameMaxLength) } : {}) };
+    return { authType: 'OIDC', externalId: v.externalId, ...(v.name ? { name: v.name.slice(0, Limits.displayNameMaxLength) } : {}), profile: oidcProfile(type, v) };
   }
   if (type === 'DISCORD_BOT_ISSUED_ACCESS_TOKEN') {
     const grant = await store.tokens.resolve(token);

@@ -16,6 +16,7 @@ import { oauth2ApiRoutes } from './routes/oauth2Api.ts';
 import { oauth2PageRoutes } from './routes/oauth2Pages.ts';
 import { partnerSdkRoutes } from './routes/partnerSdk.ts';
 import { userRoutes } from './routes/users.ts';
+import { applicationProfileRoutes } from './routes/applicationProfiles.ts';
 import { guildRouteFamily } from './routes/guildRouteFamily.ts';
 import { applicationRoutes } from './routes/applications.ts';
 import { developerPortalRoutes } from './routes/developerPortal.ts';
@@ -114,6 +115,7 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
   gatewayRoutes(app, ctx);
   partnerSdkRoutes(app, ctx);
   userRoutes(app, ctx);
+  applicationProfileRoutes(app, ctx);
   lobbyRoutes(app, ctx);
   relationshipRoutes(app, ctx);
   presenceRoutes(app, ctx);

@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely';
 import { Limits, type TokenResponse } from '@social-layer/protocol';
 import type { AccountService } from '../accounts/AccountService.ts';
 import { isBanned } from '../accounts/AccountService.ts';
-import { resolveExternalIdentity } from '../accounts/externalIdentity.ts';
+import { type ExternalIdentity, resolveExternalIdentity } from '../accounts/externalIdentity.ts';
 import { hashSecret, newSecret } from '../auth/secrets.ts';
 import { ApiError } from '../http/ApiError.ts';
 import type { Logger } from '../log/Logger.ts';
@@ -207,7 +207,7 @@ export class OAuthService {
       }
       const user = await tx.selectFrom('users').selectAll().where('id', '=', row.user_id).executeTakeFirst();
       if (!user || isBanned(user)) throw OAuthErrors.invalidGrant('The user can no longer authorize this application');
-      if (merge) mergedAway = await this.accounts.mergeIn(tx, client.application.id, merge.authType, merge.externalId, user.id);
+      if (merge) mergedAway = await this.accounts.mergeIn(tx, client.application.id, merge.authType, merge.externalId, user.id, merge.profile);
       const scopes = row.scopes.split(' ');
       return this.issue(tx, user, client.application.id, scopes, issuer, row.nonce ?? undefined);
     });
@@ -272,7 +272,7 @@ export class OAuthService {
       if (!(await this.store.oauth.updateDeviceCode(tx, row.device_code_hash, { status: 'used' }, 'approved'))) throw OAuthErrors.invalidGrant('The device code was already used');
       const user = await tx.selectFrom('users').selectAll().where('id', '=', row.user_id!).executeTakeFirst();
       if (!user || isBanned(user)) throw OAuthErrors.invalidGrant('The user can no longer authorize this application');
-      if (merge) mergedAway = await this.accounts.mergeIn(tx, client.application.id, merge.authType, merge.externalId, user.id);
+      if (merge) mergedAway = await this.accounts.mergeIn(tx, client.application.id, merge.authType, merge.externalId, user.id, merge.profile);
       return this.issue(tx, user, client.application.id, row.scopes.split(' '), issuer, undefined);
     });
     // The poll time is committed either way, so the next poll is measured from this one.
@@ -311,7 +311,7 @@ export class OAuthService {
   }
 
   /** The provisional identity to merge, when the request carries external_auth_type/token. */
-  private async mergeIdentity(form: URLSearchParams, client: AuthenticatedClient): Promise<{ authType: string; externalId: string } | undefined> {
+  private async mergeIdentity(form: URLSearchParams, client: AuthenticatedClient): Promise<ExternalIdentity | undefined> {
     const type = form.get('external_auth_type');
     const token = form.get('external_auth_token');
     if (type === null && token === null) return undefined;

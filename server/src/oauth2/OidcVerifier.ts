@@ -11,6 +11,10 @@ export interface VerifiedIdentity {
   /** The stable external ID we key the provisional account on: a hash of issuer and subject. */
   externalId: string;
   name?: string;
+  /** The `preferred_username` claim, for the identity's application profile. */
+  username?: string;
+  /** The `picture` claim (a URL), for the identity's application profile. */
+  picture?: string;
 }
 
 const MAX_BODY = 256 * 1024;
@@ -49,11 +53,15 @@ export class OidcVerifier {
     if (typeof payload.iat !== 'number' || payload.iat < nowS - MAX_AGE_S) throw fail(ApiErrorCode.IdTokenTooOld, 'ID token was issued more than a week ago');
     if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 255) throw fail(ApiErrorCode.InvalidOidcJwt, 'Invalid OIDC JWT subject');
     const name = typeof payload.name === 'string' ? payload.name : typeof payload.preferred_username === 'string' ? payload.preferred_username : undefined;
+    const username = typeof payload.preferred_username === 'string' ? payload.preferred_username : undefined;
+    const picture = typeof payload.picture === 'string' ? payload.picture : undefined;
     return {
       issuer: config.issuer,
       subject: payload.sub,
       externalId: createHash('sha256').update(`${config.issuer}\n${payload.sub}`).digest('hex'),
       ...(name ? { name } : {}),
+      ...(username ? { username } : {}),
+      ...(picture ? { picture } : {}),
     };
   }
 

@@ -1,5 +1,6 @@
 import { AccountRepo } from './AccountRepo.ts';
 import { ActivityInviteRepo } from './ActivityInviteRepo.ts';
+import { ApplicationProfileRepo } from './ApplicationProfileRepo.ts';
 import { ApplicationRepo } from './ApplicationRepo.ts';
 import type { OpenDatabase } from './database.ts';
 import { LobbyRepo } from './LobbyRepo.ts';
@@ -39,6 +40,8 @@ export class Store {
   readonly guildMembers: GuildMemberRepo;
   readonly guildInvites: GuildInviteRepo;
   readonly emojis: EmojiRepo;
+  // Game profiles of external identities (issue 19).
+  readonly applicationProfiles: ApplicationProfileRepo;
 
   constructor(readonly database: OpenDatabase, readonly ids = new SnowflakeGenerator()) {
     const { db } = database;
@@ -59,6 +62,7 @@ export class Store {
     this.guildMembers = new GuildMemberRepo(db);
     this.guildInvites = new GuildInviteRepo(db);
     this.emojis = new EmojiRepo(db, ids);
+    this.applicationProfiles = new ApplicationProfileRepo(db);
   }
 
   close(): Promise<void> {

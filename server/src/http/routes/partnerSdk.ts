@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiErrorCode, Limits, type TokenResponse } from '@social-layer/protocol';
+import { botProfile, PROFILE_LIMITS } from '../../accounts/applicationProfiles.ts';
 import { type ExternalIdentity, resolveExternalIdentity } from '../../accounts/externalIdentity.ts';
 import { secretMatches } from '../../auth/secrets.ts';
 import type { ServerContext } from '../../ServerContext.ts';
@@ -19,7 +20,13 @@ const ExternalAuth = {
   external_auth_token: Str(1, 8192, { description: 'The device ID, ID token or bot-issued token' }),
 };
 
-const BotBody = Type.Object({ external_user_id: ExternalUserId, preferred_global_name: Type.Optional(DisplayName) });
+// The game server's word on its player (UserApplicationProfileHandle); without it a profile already stored stays.
+const BotProfile = Type.Object({
+  username: Type.Optional(Str(1, PROFILE_LIMITS.username, { description: 'The player\'s name in the game' })),
+  avatar_hash: Type.Optional(Str(1, PROFILE_LIMITS.avatarHash, { description: 'The player\'s avatar in the game' })),
+  metadata: Type.Optional(Str(1, PROFILE_LIMITS.metadata, { description: 'Developer-set data' })),
+});
+const BotBody = Type.Object({ external_user_id: ExternalUserId, preferred_global_name: Type.Optional(DisplayName), application_profile: Type.Optional(BotProfile) });
 const TokenBody = Type.Object({ ...ExternalAuth, preferred_global_name: Type.Optional(DisplayName) });
 const UnmergeBody = Type.Object(ExternalAuth);
 const UnmergeBotBody = Type.Object({ external_user_id: ExternalUserId });
@@ -41,7 +48,8 @@ export function partnerSdkRoutes(app: FastifyInstance, ctx: ServerContext): void
   r.post('/api/v10/partner-sdk/token/bot', { schema: { summary: 'Provisional account token for an external user ID (server side)', tags: TAGS, security: BOT, body: BotBody, response: { 200: TokenResponseSchema } }, ...BOT_TOKENS }, async (req) => {
     const bot = requireBot(await authenticate(req, ctx.store));
     const body = req.body;
-    return issue(ctx, req, bot.applicationId, { authType: 'BOT', externalId: body.external_user_id }, body.preferred_global_name);
+    const profile = botProfile(bot.applicationId, body.external_user_id, body.application_profile);
+    return issue(ctx, req, bot.applicationId, { authType: 'BOT', externalId: body.external_user_id, profile }, body.preferred_global_name, body.application_profile === undefined);
   });
 
   r.post('/api/v10/partner-sdk/token', { schema: { summary: 'Provisional account token for external credentials (device ID, OIDC ID token, ...)', tags: TAGS, body: TokenBody, response: { 200: TokenResponseSchema } }, ...TOKENS }, async (req) => {
@@ -75,9 +83,11 @@ async function client(ctx: ServerContext, clientId: string, secret: string | und
   return { application, confidential: secret !== undefined };
 }
 
-async function issue(ctx: ServerContext, req: FastifyRequest, applicationId: string, identity: ExternalIdentity, preferredName: string | undefined): Promise<TokenResponse> {
+async function issue(ctx: ServerContext, req: FastifyRequest, applicationId: string, identity: ExternalIdentity, preferredName: string | undefined, keepProfile = false): Promise<TokenResponse> {
   const { user } = await ctx.store.users.findOrCreateProvisional(applicationId, identity.authType, identity.externalId, preferredName);
   if (user.is_provisional !== 1) throw new ApiError(400, ApiErrorCode.AccountNotProvisional, 'Account is not provisional; use OAuth2');
+  // The provider's latest word on the player (one statement: the profile is whole or not there).
+  if (identity.profile) await ctx.store.applicationProfiles.upsert({ applicationId, authType: identity.authType, externalId: identity.externalId }, identity.profile, { keepExisting: keepProfile });
   const accessToken = await ctx.store.tokens.issue(user.id, applicationId, PROVISIONAL_SCOPES, Limits.accessTokenTtlSeconds);
   // The identity's kind, never its value (a device ID or an ID token is a credential).
   ctx.log.debug({ applicationId, userId: user.id, authType: identity.authType }, 'provisional token issued');

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Limits } from '@social-layer/protocol';
+import { profilesFor } from '../../accounts/applicationProfiles.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { userToWire } from '../../storage/UserRepo.ts';
 import { Errors } from '../ApiError.ts';
@@ -23,7 +24,9 @@ export function userRoutes(app: FastifyInstance, ctx: ServerContext): void {
       if (!user) throw Errors.unknownUser();
       // The real premium_type only with identify.premium (spec, User premium_type); 0 otherwise.
       const premium = p.kind === 'bearer' && p.scopes.includes('identify.premium') ? (user.premium_type ?? 0) : 0;
-      return { ...userToWire(user), premium_type: premium };
+      // Its own game profiles for the token's application (issue 19); a bot user has none.
+      const application_profiles = p.kind === 'bearer' ? await profilesFor(ctx.store, p, user.id) : [];
+      return { ...userToWire(user), premium_type: premium, application_profiles };
     },
   );
 

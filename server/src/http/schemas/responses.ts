@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { ActivityInviteWire, ActivityWire, DirectMessageWire, Lobby, LobbyMember, LobbyMessage, RelationshipWire, TokenResponse, User, UserMessageSummaryWire } from '@social-layer/protocol';
+import type { ActivityInviteWire, ActivityWire, DirectMessageWire, Lobby, LobbyMember, LobbyMessage, RelationshipWire, TokenResponse, User, UserApplicationProfile, UserMessageSummaryWire } from '@social-layer/protocol';
 import { Snowflake, Wire } from './primitives.ts';
 
 /**
@@ -28,6 +28,21 @@ export const RateLimitedBody = Type.Object({ message: Type.String(), retry_after
 /** RFC 6749 error body of the OAuth2 endpoints. */
 export const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.Optional(Type.String()), code: Type.Optional(Type.Integer()) }, { title: 'OAuthError' });
 
+/** A game profile of an external identity (issue 19); provider_issued_user_id only to the user themself and the application's bot. */
+export const ApplicationProfileSchema = Wire<UserApplicationProfile>(
+  Type.Object(
+    {
+      provider_type: Type.String({ description: 'OIDC, EPIC_ONLINE_SERVICES, STEAM, UNITY or DISCORD_BOT' }),
+      provider_id: Type.Union([Type.String(), Type.Null()], { description: 'The OIDC issuer, or the application for DISCORD_BOT' }),
+      provider_issued_user_id: Type.Optional(Type.String()),
+      username: NullableStr,
+      avatar_hash: Type.Union([Type.String(), Type.Null()], { description: 'As the provider gives it (an OIDC picture is a URL)' }),
+      metadata: NullableStr,
+    },
+    { title: 'UserApplicationProfile' },
+  ),
+);
+
 export const UserSchema = Wire<User>(
   Type.Object(
     {
@@ -39,6 +54,7 @@ export const UserSchema = Wire<User>(
       bot: Type.Boolean(),
       is_provisional: Type.Boolean({ description: 'True for provisional (guest) accounts' }),
       premium_type: Type.Optional(Type.Integer()),
+      application_profiles: Type.Optional(Type.Array(ApplicationProfileSchema, { description: 'On the user\'s own object: its game profiles for the token\'s application' })),
     },
     { title: 'User' },
   ),
