@@ -188,6 +188,38 @@ describe.each(databaseConfigs())('storage on $name', ({ config }) => {
     expect(await store.guildInvites.get('abcDEF12')).toBeUndefined();
   });
 
+  it('keeps application profiles per external identity: upsert replaces or keeps, reads follow the identity\'s user, a rolled-back write leaves nothing, no identity no profile', async () => {
+    const key = { applicationId: appId, authType: 'OIDC', externalId: 'hash-of-issuer-and-sub' };
+    const data = { providerType: 'OIDC', providerId: 'https://issuer.example', providerIssuedUserId: 'sub-1', username: 'pat', avatarHash: 'https://issuer.example/p.png', metadata: null };
+    // The foreign key: a profile needs its identity.
+    await expect(store.applicationProfiles.upsert(key, data)).rejects.toThrow();
+    const { user } = await store.users.findOrCreateProvisional(appId, 'OIDC', key.externalId, 'Pat');
+    await store.applicationProfiles.upsert(key, data);
+    await store.applicationProfiles.upsert(key, { ...data, username: 'kept?' }, { keepExisting: true });
+    const read = async (userId: string) => ((await store.applicationProfiles.ofUsers(appId, [userId])).get(userId) ?? []).map((r) => [r.provider_issued_user_id, r.username, r.metadata]);
+    expect(await read(user.id)).toEqual([['sub-1', 'pat', null]]);
+    await store.applicationProfiles.upsert(key, { ...data, username: 'pat2', metadata: '{"a":1}' });
+    expect(await read(user.id)).toEqual([['sub-1', 'pat2', '{"a":1}']]);
+    // Another application sees nothing of it.
+    const other = (await store.applications.create('Other')).id;
+    expect((await store.applicationProfiles.ofUsers(other, [user.id])).size).toBe(0);
+    // In a transaction that fails, the write is gone with it.
+    await expect(
+      store.database.db.transaction().execute(async (tx) => {
+        await store.applicationProfiles.upsert(key, { ...data, username: 'rolled back' }, { db: tx });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect(await read(user.id)).toEqual([['sub-1', 'pat2', '{"a":1}']]);
+    // The identity moves to another user (a merge): the profile follows; deleting the user takes identity and profile.
+    const { user: second } = await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', 'profile-device', undefined);
+    await store.database.db.updateTable('external_identities').set({ user_id: second.id }).where('external_id', '=', key.externalId).execute();
+    expect(await read(user.id)).toEqual([]);
+    expect(await read(second.id)).toEqual([['sub-1', 'pat2', '{"a":1}']]);
+    await store.database.db.deleteFrom('users').where('id', '=', second.id).execute();
+    expect(await store.database.db.selectFrom('application_profiles').selectAll().where('application_id', '=', appId).execute()).toEqual([]);
+  });
+
   it('finds lobbies whose idle timeout ran out', async () => {
     const lobby = await store.lobbies.transaction((tx) => store.lobbies.create(tx, { applicationId: appId, secret: 's4', metadata: null, idleTimeoutSeconds: 5 }));
     await store.lobbies.setIdleSince(lobby.id, Date.now() - 4000);
