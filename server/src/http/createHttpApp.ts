@@ -17,6 +17,7 @@ import { oauth2PageRoutes } from './routes/oauth2Pages.ts';
 import { partnerSdkRoutes } from './routes/partnerSdk.ts';
 import { userRoutes } from './routes/users.ts';
 import { applicationProfileRoutes } from './routes/applicationProfiles.ts';
+import { avatarRoutes } from './routes/avatars.ts';
 import { guildRouteFamily } from './routes/guildRouteFamily.ts';
 import { applicationRoutes } from './routes/applications.ts';
 import { developerPortalRoutes } from './routes/developerPortal.ts';
@@ -116,6 +117,7 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
   partnerSdkRoutes(app, ctx);
   userRoutes(app, ctx);
   applicationProfileRoutes(app, ctx);
+  avatarRoutes(app, ctx);
   lobbyRoutes(app, ctx);
   relationshipRoutes(app, ctx);
   presenceRoutes(app, ctx);
