@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,8 @@ describe('scaffolder', () => {
     const game = await createGame({ sample: 'phaser-lobby', outDir: dir, name: 'space-chat' });
     expect(game.files).toContain('src/main.ts');
     expect(game.files).toContain('build.mjs');
+    expect(game.files).toContain('buildGame.mjs');
+    expect(readFileSync(join(dir, 'build.mjs'), 'utf8')).toContain("from './buildGame.mjs'");
     expect(game.files.some((f) => f.startsWith('test/'))).toBe(false);
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     expect(pkg.name).toBe('space-chat');
@@ -46,6 +48,10 @@ describe('scaffolder', () => {
 
     execFileSync(process.execPath, ['build.mjs'], { cwd: dir, stdio: 'pipe' });
     expect(existsSync(join(dir, 'dist/index.html'))).toBe(true);
+    // The Opus fallback is a chunk with its WASM file beside the bundle, not inside it.
+    const dist = readdirSync(join(dir, 'dist'));
+    expect(dist.some((f) => /^opusscript-.*\.js$/.test(f))).toBe(true);
+    expect(dist.some((f) => /^opusscript_native_wasm-.*\.wasm$/.test(f))).toBe(true);
 
     const server = await startServer({ port: 0, dataDir: mkdtempSync(join(work, 'data-')), samplesDir: work, logLevel: 'error' });
     try {

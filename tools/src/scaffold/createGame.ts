@@ -47,6 +47,13 @@ export async function createGame(options: CreateGameOptions): Promise<CreatedGam
     if (SKIP.has(entry)) continue;
     await cp(join(sampleDir, entry), join(dir, entry), { recursive: true });
   }
+  // The samples share one build script (samples/buildGame.mjs); a game gets its own copy.
+  const shared = join(root, 'samples', 'buildGame.mjs');
+  const buildScript = join(dir, 'build.mjs');
+  if (existsSync(shared) && existsSync(buildScript)) {
+    await cp(shared, join(dir, 'buildGame.mjs'));
+    await writeFile(buildScript, (await readFile(buildScript, 'utf8')).replace("'../buildGame.mjs'", "'./buildGame.mjs'"));
+  }
   for await (const f of walk(dir)) files.push(relative(dir, f));
 
   const pkg = JSON.parse(await readFile(join(sampleDir, 'package.json'), 'utf8')) as {

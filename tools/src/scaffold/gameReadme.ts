@@ -43,7 +43,8 @@ it (the newest value only) and keeps it on the device, so a reload puts the play
 
 ${files.map(({ file, about }) => `- \`${file}\`${about ? `: ${about}` : ''}`).join('\n')}
 - \`index.html\`: the page (header for the player bar, \`#game\` for the canvas)
-- \`build.mjs\`: the esbuild bundle into \`dist/\`
+- \`build.mjs\`, \`buildGame.mjs\`: the esbuild bundle into \`dist/\` (the Opus fallback for browsers
+  without WebCodecs is a chunk of its own, loaded only there)
 
 ## Next steps
 

@@ -1,0 +1,75 @@
+// The build every sample (and every game made from one) shares: esbuild bundles src/main.ts into
+// dist/bundle.js with code splitting, and the Opus fallback becomes a chunk of its own (see
+// opusFallback below), loaded only by browsers without WebCodecs Opus.
+import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import * as esbuild from 'esbuild';
+
+/** Bundles `<root>/src/main.ts` and copies `<root>/index.html` into `outdir`; resolves to outdir. */
+export async function buildGame(root, { outdir = join(root, 'dist'), minify = true } = {}) {
+  await rm(outdir, { recursive: true, force: true });
+  await mkdir(outdir, { recursive: true });
+  await esbuild.build({
+    entryPoints: [{ in: join(root, 'src/main.ts'), out: 'bundle' }],
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    // The client loads `ws` only in Node, through a dynamic import a browser never reaches.
+    external: ['ws'],
+    loader: { '.wasm': 'file' },
+    chunkNames: '[name]-[hash]',
+    assetNames: '[name]-[hash]',
+    plugins: [opusFallback(root)],
+    minify,
+    sourcemap: true,
+    legalComments: 'linked',
+    logLevel: 'warning',
+  });
+  await copyFile(join(root, 'index.html'), join(outdir, 'index.html'));
+  return outdir;
+}
+
+/**
+ * The client imports `opusscript` (libopus 1.4) only where WebCodecs has no Opus, with a dynamic
+ * import, so with splitting it is a chunk a browser with WebCodecs never downloads. This plugin
+ * makes that chunk the WASM build alone: the asm.js build (about 580 KB that opusscript's index
+ * requires too) is left out, and the chunk fetches the .wasm file (emitted next to the bundle)
+ * before handing over the library, which Emscripten then instantiates from those bytes
+ * (`wasmBinary`): in a page's main thread it could not fetch them itself synchronously.
+ */
+export function opusFallback(root) {
+  const require = createRequire(join(root, 'package.json'));
+  const opusDir = dirname(require.resolve('opusscript/package.json'));
+  const loader = `
+import wasmUrl from './build/opusscript_native_wasm.wasm';
+const response = await fetch(new URL(wasmUrl, import.meta.url));
+if (!response.ok) throw new Error('Opus fallback: ' + wasmUrl + ' answered HTTP ' + response.status);
+globalThis.__socialLayerOpusWasm = new Uint8Array(await response.arrayBuffer());
+export { default } from 'opusscript';
+`;
+  return {
+    name: 'social-layer-opus-fallback',
+    setup(build) {
+      build.onResolve({ filter: /^opusscript$/ }, (args) =>
+        args.namespace === 'social-layer-opus' ? { path: join(opusDir, 'index.js') } : { path: 'opusscript', namespace: 'social-layer-opus' },
+      );
+      build.onLoad({ filter: /.*/, namespace: 'social-layer-opus' }, () => ({ contents: loader, loader: 'js', resolveDir: opusDir }));
+      build.onResolve({ filter: /opusscript_native_nasm\.js$/ }, () => ({ path: 'asm.js build left out', namespace: 'social-layer-opus-none' }));
+      build.onLoad({ filter: /.*/, namespace: 'social-layer-opus-none' }, () => ({
+        contents: "module.exports = () => { throw new Error('the asm.js build of opusscript is not bundled: use the WASM build'); };",
+        loader: 'js',
+      }));
+      build.onLoad({ filter: /opusscript_native_wasm\.js$/ }, async (args) => ({
+        contents:
+          (await readFile(args.path, 'utf8')) +
+          '\nvar __slOpusFactory = module.exports;\nmodule.exports = (options = {}) => __slOpusFactory(Object.assign({ wasmBinary: globalThis.__socialLayerOpusWasm }, options));\n',
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      }));
+    },
+  };
+}
