@@ -189,6 +189,22 @@ describe('op 8 and op 43', () => {
     expect(await gw.closed()).toBe(4001);
   });
 
+  it('PUT voice-status needs SET_VOICE_CHANNEL_STATUS (and MANAGE_CHANNELS when not connected), dispatches VOICE_CHANNEL_STATUS_UPDATE, and op 43 reads it', async () => {
+    const { guild, voice } = await guildWithBot(Permission.ViewChannel | Permission.SetVoiceChannelStatus);
+    const { gw } = await connect(t.app.botToken, Intent.Guilds);
+    const refused = await t.req('PUT', `/channels/${voice.id}/voice-status`, { token: t.app.botToken, bot: true, body: { status: 'boss fight' } });
+    expect([refused.status, refused.body.code]).toEqual([403, 50013]);
+    const ownerGw = await connect(owner.token, Intent.Guilds);
+    const long = await t.req('PUT', `/channels/${voice.id}/voice-status`, { token: owner.token, body: { status: 'x'.repeat(501) } });
+    expect([long.status, long.body.code]).toEqual([400, 50035]);
+    expect((await t.req('PUT', `/channels/${voice.id}/voice-status`, { token: owner.token, body: { status: 'boss fight' } })).status).toBe(204);
+    const ev = (await ownerGw.gw.next((f) => f.t === 'VOICE_CHANNEL_STATUS_UPDATE' && f.d.id === voice.id)).d;
+    expect(ev).toEqual({ id: voice.id, guild_id: guild.id, status: 'boss fight' });
+    await gw.next((f) => f.t === 'VOICE_CHANNEL_STATUS_UPDATE' && f.d.id === voice.id);
+    gw.send({ op: 43, d: { guild_id: guild.id, fields: ['status'] } });
+    expect((await gw.next((f) => f.t === 'CHANNEL_INFO')).d).toEqual({ guild_id: guild.id, channels: [{ id: voice.id, status: 'boss fight' }] });
+  });
+
   it('answers Request Channel Info with status and voice_start_time of voice channels', async () => {
     const { guild, voice } = await guildWithBot();
     await t.server.store.guilds.updateChannel(t.server.store.database.db, voice.id, { status: 'raid night', voice_start_time: 1_700_000_000 });

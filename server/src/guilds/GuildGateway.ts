@@ -41,6 +41,7 @@ const INTENT_OF: Record<string, number> = {
   GUILD_BAN_ADD: Intent.GuildModeration, GUILD_BAN_REMOVE: Intent.GuildModeration,
   INVITE_CREATE: Intent.GuildInvites, INVITE_DELETE: Intent.GuildInvites,
   GUILD_EMOJIS_UPDATE: Intent.GuildExpressions,
+  VOICE_CHANNEL_STATUS_UPDATE: Intent.Guilds,
 };
 
 /** The privileged intents an application's flags allow. */

@@ -236,6 +236,20 @@ export class GuildService {
     return wire;
   }
 
+  /**
+   * PUT /channels/{id}/voice-status (spec): a voice channel's status, up to 500 characters; needs
+   * SET_VOICE_CHANNEL_STATUS, and MANAGE_CHANNELS too when the caller is not connected to the
+   * channel (guild voice is not built yet, so nobody is: both are needed for now).
+   */
+  async setVoiceStatus(userId: string, channelId: string, status: string | null) {
+    const { view, channel } = await viewChannel(this.store, channelId, userId);
+    if (channel.type !== ChannelType.GuildVoice) throw GuildErrors.invalidForm(['channel_id'], 'CHANNEL_TYPE_INVALID', 'Not a voice channel');
+    view.requireIn(channel, Permission.SetVoiceChannelStatus | Permission.ManageChannels);
+    const value = status === null || status === '' ? null : status;
+    await this.store.guilds.updateChannel(this.store.database.db, channelId, { status: value });
+    await this.events.publish(channel.guild_id, 'VOICE_CHANNEL_STATUS_UPDATE', { id: channelId, guild_id: channel.guild_id, status: value }, { kind: 'channel', channel });
+  }
+
   /** PATCH /guilds/{id}/channels: positions (and parents) of several channels in one write. */
   async reorderChannels(userId: string, guildId: string, items: { id: string; position?: number | null; parent_id?: string | null; lock_permissions?: boolean | null }[]) {
     const v = await viewGuild(this.store, guildId, userId);

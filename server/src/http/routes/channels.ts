@@ -66,6 +66,15 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
     void reply.code(204);
   });
 
+  r.put('/api/v10/channels/:channel_id/voice-status', {
+    schema: { params: ChannelParams, body: Type.Object({ status: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]) }) },
+    config: { rateLimit: GUILD_WRITE },
+  }, async (req, reply) => {
+    const caller = await guildCaller(req, ctx);
+    await s.guilds.setVoiceStatus(caller.userId, req.params.channel_id, req.body.status);
+    void reply.code(204);
+  });
+
   r.get('/api/v10/channels/:channel_id', { schema: { params: ChannelParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const caller = await guildCaller(req, ctx);
     return s.guilds.getChannel(caller.userId, req.params.channel_id);
