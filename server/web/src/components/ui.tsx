@@ -83,3 +83,17 @@ export function Tabs<T extends string>({ value, options, onChange, label }: { va
 export function Empty({ children }: { children: ComponentChildren }) {
   return <p class="ui-empty">{children}</p>;
 }
+
+/** Channel kind icons as inline SVG: fonts differ between machines (an emoji may be a blank box). */
+export function Icon({ name }: { name: 'text' | 'voice' }) {
+  return name === 'voice' ? (
+    <svg class="ui-icon" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true">
+      <path fill="currentColor" d="M4 9h4l5-4v14l-5-4H4z" />
+      <path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" d="M16 9a4 4 0 0 1 0 6M18.5 6.5a7.5 7.5 0 0 1 0 11" />
+    </svg>
+  ) : (
+    <svg class="ui-icon" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true">
+      <path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" d="M9 4 7 20M17 4l-2 16M4 9h17M3 15h17" />
+    </svg>
+  );
+}

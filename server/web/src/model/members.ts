@@ -12,7 +12,8 @@ export function memberName(m: APIGuildMember): string {
 
 /** A role's display colour: the gradient's first colour, else the deprecated `color`; null for none. */
 export function roleColor(role: APIRole): string | null {
-  const value = (role as APIRole & { colors?: { primary_color: number } }).colors?.primary_color ?? role.color;
+  // `colors` is optional in practice (older payloads), though the type says it is always there.
+  const value = (role.colors as APIRole['colors'] | undefined)?.primary_color ?? role.color;
   return value ? `#${value.toString(16).padStart(6, '0')}` : null;
 }
 

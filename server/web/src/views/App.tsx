@@ -56,7 +56,7 @@ export function App({ store, gateway }: { store: AppState; gateway: GatewayClien
 
   return (
     <div class="shell">
-      <GuildRail guilds={state.guilds} selected={route.name === 'home' ? null : openGuild} />
+      <GuildRail guilds={state.guilds} selected={openGuild} home={route.name === 'home'} />
       <div class="shell-main">
         {state.error && (
           <Notice kind="error" onClose={() => store.clearError()}>

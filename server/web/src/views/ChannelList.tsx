@@ -1,4 +1,5 @@
 import { channelTree, isVoice, type GuildChannel } from '../model/channels.ts';
+import { Icon } from '../components/ui.tsx';
 import { navigate } from '../state/router.ts';
 
 /** The guild's channels by category, each list in `position` order (model/channels.ts). */
@@ -22,7 +23,9 @@ export function ChannelList({ guildId, channels, selected }: { guildId: string; 
                     navigate({ name: 'guild', guildId, channelId: c.id });
                   }}
                 >
-                  <span class="channel-icon" aria-hidden="true">{isVoice(c) ? '🔊' : '#'}</span>
+                  <span class="channel-icon">
+                    <Icon name={isVoice(c) ? 'voice' : 'text'} />
+                  </span>
                   <span class="channel-name">{c.name}</span>
                 </a>
               </li>

@@ -1,4 +1,4 @@
-import { Empty } from '../components/ui.tsx';
+import { Empty, Icon } from '../components/ui.tsx';
 import { isVoice, type GuildChannel } from '../model/channels.ts';
 
 /**
@@ -13,7 +13,7 @@ export function ChannelView({ channel }: { channel: GuildChannel | null }) {
     <section class="channel-view" id="channel-view" data-channel-id={channel.id} aria-label={channel.name}>
       <header class="channel-view-header">
         <h2>
-          <span aria-hidden="true">{isVoice(channel) ? '🔊 ' : '# '}</span>
+          <Icon name={isVoice(channel) ? 'voice' : 'text'} /> 
           {channel.name}
         </h2>
         {topic && <p class="muted">{topic}</p>}

@@ -4,7 +4,7 @@ import { Avatar } from '../components/ui.tsx';
 import { navigate } from '../state/router.ts';
 
 /** The guild list: one icon per guild, a button to create one, and the signed-in user. */
-export function GuildRail({ guilds, selected }: { guilds: RESTAPIPartialCurrentUserGuild[] | null; selected: string | null }) {
+export function GuildRail({ guilds, selected, home }: { guilds: RESTAPIPartialCurrentUserGuild[] | null; selected: string | null; home: boolean }) {
   const me = currentUser();
   return (
     <nav class="rail" aria-label="Your guilds">
@@ -30,7 +30,7 @@ export function GuildRail({ guilds, selected }: { guilds: RESTAPIPartialCurrentU
         <li>
           <a
             href="/app"
-            class={`rail-guild rail-add${selected === null ? ' rail-guild-active' : ''}`}
+            class={`rail-guild rail-add${home ? ' rail-guild-active' : ''}`}
             title="Create a guild"
             id="rail-create"
             onClick={(e) => {

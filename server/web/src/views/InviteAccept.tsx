@@ -43,7 +43,7 @@ export function InviteAccept({ store, code }: { store: AppState; code: string })
                 <strong id="invite-guild-name">{invite.guild?.name}</strong>
                 <div class="muted small">
                   {invite.inviter ? `${invite.inviter.global_name ?? invite.inviter.username} invited you` : 'Invitation'}
-                  {invite.approximate_member_count !== undefined ? ` · ${invite.approximate_member_count} members` : ''}
+                  {invite.approximate_member_count !== undefined ? ` · ${invite.approximate_member_count} ${invite.approximate_member_count === 1 ? 'member' : 'members'}` : ''}
                 </div>
               </div>
             </div>

@@ -1,0 +1,94 @@
+// The web app's pure parts, in Node: the sidebar's channel order (by category, in `position`
+// order), the member list's grouping by hoisted role, the app's paths, and the wire numbers it
+// keeps locally instead of bundling discord-api-types' enums (checked against them here).
+import { ChannelType, GatewayIntentBits, GatewayOpcodes, type APIGuildMember, type APIRole } from 'discord-api-types/v10';
+import { describe, expect, it } from 'vitest';
+import { Channel, Intent, Op } from '../web/src/api/wire.ts';
+import { channelTree, type GuildChannel } from '../web/src/model/channels.ts';
+import { memberGroups, memberName, roleColor } from '../web/src/model/members.ts';
+import { parseRoute, routePath } from '../web/src/state/routes.ts';
+
+const ch = (id: string, name: string, type: number, position: number, parent_id: string | null = null): GuildChannel => ({ id, name, type, position, parent_id });
+
+describe('channelTree', () => {
+  it('lists channels without a category first, then each category by position, each list by position with ties by ID', () => {
+    const tree = channelTree([
+      ch('10', 'voice-cat', 4, 2),
+      ch('11', 'text-cat', 4, 1),
+      ch('20', 'lounge', 2, 0, '10'),
+      ch('21', 'zeta', 0, 5, '11'),
+      ch('22', 'alpha', 0, 1, '11'),
+      ch('24', 'tie-later', 0, 3, '11'),
+      ch('23', 'tie-earlier', 0, 3, '11'),
+      ch('30', 'loose-b', 0, 9),
+      ch('31', 'loose-a', 0, 0),
+      // Its category is not visible to the caller: shown without one rather than hidden.
+      ch('32', 'orphan', 0, 4, '99'),
+    ]);
+    expect(tree.map((g) => [g.category?.name ?? null, g.channels.map((c) => c.name)])).toEqual([
+      [null, ['loose-a', 'orphan', 'loose-b']],
+      ['text-cat', ['alpha', 'tie-earlier', 'tie-later', 'zeta']],
+      ['voice-cat', ['lounge']],
+    ]);
+  });
+
+  it('keeps empty categories and gives no loose group when every channel has a category', () => {
+    expect(channelTree([ch('1', 'empty', 4, 0), ch('2', 'cat', 4, 1), ch('3', 'x', 0, 0, '2')]).map((g) => [g.category?.name, g.channels.length])).toEqual([
+      ['empty', 0],
+      ['cat', 1],
+    ]);
+  });
+});
+
+describe('memberGroups', () => {
+  const role = (id: string, name: string, position: number, hoist: boolean, color = 0): APIRole =>
+    ({ id, name, position, hoist, color, colors: { primary_color: color, secondary_color: null, tertiary_color: null }, permissions: '0', managed: false, mentionable: false, flags: 0, icon: null, unicode_emoji: null }) as unknown as APIRole;
+  const member = (id: string, name: string, roles: string[], nick: string | null = null): APIGuildMember =>
+    ({ user: { id, username: name.toLowerCase(), global_name: name, discriminator: '0', avatar: null }, nick, roles, joined_at: '2026-01-01T00:00:00Z', deaf: false, mute: false, flags: 0 }) as unknown as APIGuildMember;
+
+  it('groups members under their highest hoisted role (highest first), the rest under Members, names alphabetical, roles highest first without @everyone', () => {
+    const roles = [role('g', '@everyone', 0, false), role('a', 'Admins', 3, true, 0xff0000), role('m', 'Mods', 2, true), role('v', 'VIP', 5, false, 0x00ff00)];
+    const groups = memberGroups(
+      [member('1', 'Zoe', ['m']), member('2', 'Ann', ['m', 'a', 'v']), member('3', 'Bob', []), member('4', 'Cy', ['v', 'gone']), member('5', 'Al', ['m'], 'Aardvark')],
+      roles,
+      'g',
+    );
+    expect(groups.map((g) => [g.role?.name ?? 'Members', g.members.map((m) => memberName(m.member))])).toEqual([
+      ['Admins', ['Ann']],
+      ['Mods', ['Aardvark', 'Zoe']],
+      ['Members', ['Bob', 'Cy']],
+    ]);
+    expect(groups[0]!.members[0]!.roles.map((r) => r.name)).toEqual(['VIP', 'Admins', 'Mods']);
+    expect(roleColor(roles[1]!)).toBe('#ff0000');
+    expect(roleColor(roles[2]!)).toBeNull();
+    // The gradient's first colour wins over the deprecated `color`; a role without `colors` (an
+    // older payload) falls back to `color`.
+    expect(roleColor({ ...roles[2]!, color: 0xabcdef, colors: { primary_color: 0x123456, secondary_color: null, tertiary_color: null } })).toBe('#123456');
+    expect(roleColor({ ...roles[2]!, color: 0xabcdef, colors: undefined } as unknown as APIRole)).toBe('#abcdef');
+  });
+});
+
+describe('routes', () => {
+  it('parses the app\'s paths and writes them back', () => {
+    const cases: [string, ReturnType<typeof parseRoute>][] = [
+      ['/app', { name: 'home' }],
+      ['/app/', { name: 'home' }],
+      ['/app/guilds/123', { name: 'guild', guildId: '123' }],
+      ['/app/guilds/123/channels/456', { name: 'guild', guildId: '123', channelId: '456' }],
+      ['/app/invite/AbC-12', { name: 'invite', code: 'AbC-12' }],
+      ['/app/invite/../x', { name: 'notFound' }],
+      ['/app/guilds/abc', { name: 'notFound' }],
+      ['/app/session', { name: 'notFound' }],
+    ];
+    for (const [path, route] of cases) expect([path, parseRoute(path)]).toEqual([path, route]);
+    for (const [path, route] of cases.slice(2, 5)) expect(routePath(route)).toBe(path);
+  });
+});
+
+describe('wire numbers', () => {
+  it('match discord-api-types', () => {
+    expect(Op).toEqual({ Dispatch: GatewayOpcodes.Dispatch, Heartbeat: GatewayOpcodes.Heartbeat, Identify: GatewayOpcodes.Identify, Reconnect: GatewayOpcodes.Reconnect, InvalidSession: GatewayOpcodes.InvalidSession, Hello: GatewayOpcodes.Hello });
+    expect(Intent).toEqual({ Guilds: GatewayIntentBits.Guilds, GuildMembers: GatewayIntentBits.GuildMembers, GuildInvites: GatewayIntentBits.GuildInvites });
+    expect(Channel).toEqual({ GuildText: ChannelType.GuildText, GuildVoice: ChannelType.GuildVoice, GuildCategory: ChannelType.GuildCategory, GuildAnnouncement: ChannelType.GuildAnnouncement, GuildStageVoice: ChannelType.GuildStageVoice });
+  });
+});
