@@ -28,6 +28,7 @@ import { type DatabaseConfig, openDatabase } from './storage/database.ts';
 import { Store } from './storage/Store.ts';
 import { ApplicationService } from './applications/ApplicationService.ts';
 import { UrlPolicy } from './config/urlPolicy.ts';
+import { resolveTls, type TlsSetting } from './config/serverTls.ts';
 import { userToWire } from './storage/UserRepo.ts';
 import { CoreCryptoBackend, NodeCryptoBackend, type CryptoBackend } from '@social-layer/core-wasm';
 import { DaveDeliveryService } from '@social-layer/dave';
@@ -103,10 +104,18 @@ export interface ServerOptions {
   voiceResumeWindowMs?: number;
   /** Webhook delivery: worker on/off, backoff, lease and poll timings (webhooks/startWebhooks.ts). */
   webhooks?: WebhookOptions;
+  /**
+   * Serve HTTPS/WSS on the listener (config/serverTls.ts): a given certificate, or 'self-signed'
+   * (development mode only; production refuses). Default: plain HTTP.
+   */
+  tls?: TlsSetting;
 }
 
 export interface RunningServer {
+  /** http(s)://host:port of the listener. */
   url: string;
+  /** The certificate served when TLS is on (PEM), so tests and tools can trust a self-signed one. */
+  tlsCertificate?: string;
   port: number;
   store: Store;
   /** Operator-made applications are approved unless `approval: 'pre_approval'` is asked for. */
@@ -135,6 +144,8 @@ const REPO_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const log = createLogger({ level: options.logLevel ?? 'warn', sink: options.logSink });
   const dataDir = resolve(options.dataDir ?? process.env.SOCIAL_LAYER_DATA ?? './data');
+  // Before anything opens: production refuses a self-signed certificate here.
+  const tls = await resolveTls(options.tls, { dataDir, dev: options.dev === true, host: options.host ?? '127.0.0.1' });
   const database = await openDatabase(options.database ?? { dialect: 'sqlite', file: join(dataDir, 'social-layer.sqlite') });
   const store = new Store(database);
   let bus: EventBus;
@@ -175,7 +186,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     publicWsUrl: () => publicUrl.gateway(),
   };
 
-  const app = await createHttpApp(ctx);
+  const app = await createHttpApp(ctx, tls);
   // One address cannot hold every socket (issue 9, fix 3); see http/connectionLimits.ts.
   if (options.rateLimits !== false) capConnectionsPerAddress(app.server, options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
   if (options.serveSamples ?? true) {
@@ -243,7 +254,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
   await app.listen({ port, host });
   const actualPort = (app.server.address() as AddressInfo).port;
-  publicUrl.listening(host, actualPort);
+  publicUrl.listening(host, actualPort, tls !== undefined);
   if (!options.publicUrl && !process.env.SOCIAL_LAYER_PUBLIC_URL && (host === '0.0.0.0' || host === '::')) {
     log.warn({ publicUrl: publicUrl.http() }, 'listening on every interface without --public-url: the URLs handed out name loopback');
   }
@@ -255,7 +266,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
   let closed = false;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`,
+    url: `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${actualPort}`,
+    ...(tls ? { tlsCertificate: tls.cert.toString() } : {}),
     port: actualPort,
     store,
     createApplication: ({ name, approval }) => store.applications.create(name, { approval: approval ?? 'approved' }),

@@ -3,6 +3,7 @@ import type { LogLevel } from '../log/Logger.ts';
 import { type CliCommand, CliUsageError } from './command.ts';
 import { dataDir } from './operatorStore.ts';
 import { devMode } from './apps.ts';
+import type { TlsSetting } from '../config/serverTls.ts';
 
 export const start: CliCommand = {
   words: ['start'],
@@ -18,7 +19,13 @@ export const start: CliCommand = {
       URLs that production refuses (redirect URIs, webhook and interactions URLs, URL mappings).
       --public-url URL (SOCIAL_LAYER_PUBLIC_URL): the origin clients reach the platform at (behind a
       proxy, on another host); apiBase, the Gateway URL and the OIDC issuer are built from it, never
-      from a request's Host header. Default: the listen address.`,
+      from a request's Host header. Default: the listen address.
+      --tls-cert PATH --tls-key PATH (SOCIAL_LAYER_TLS_CERT, SOCIAL_LAYER_TLS_KEY): serve HTTPS and
+      WSS (HTTP API, Gateway, voice gateway) with this PEM certificate and key; the URLs handed out
+      then say https/wss. --tls (SOCIAL_LAYER_TLS=1) without files: development mode only, a
+      self-signed certificate generated once into DATA/dev-tls/ (production refuses). Without
+      any of these the server speaks plain HTTP. Voice clients that always dial wss (such as
+      @discordjs/voice) need TLS.`,
   options: {
     port: { type: 'string' },
     data: { type: 'string' },
@@ -29,6 +36,9 @@ export const start: CliCommand = {
     games: { type: 'string' },
     dev: { type: 'boolean' },
     'public-url': { type: 'string' },
+    tls: { type: 'boolean' },
+    'tls-cert': { type: 'string' },
+    'tls-key': { type: 'string' },
   },
   async run(values, io) {
     const rawPort = values.port ?? process.env.SOCIAL_LAYER_PORT ?? '3333';
@@ -40,6 +50,7 @@ export const start: CliCommand = {
     const redisUrl = (values['redis-url'] as string | undefined) ?? process.env.SOCIAL_LAYER_REDIS_URL;
     const games = (values.games as string | undefined) ?? process.env.SOCIAL_LAYER_GAMES;
     const dev = devMode(values);
+    const tls = tlsSetting(values, dev);
     // Loaded here, not at the top: the data commands need none of the server and start faster.
     const { startServer } = await import('../startServer.ts');
     const server = await startServer({
@@ -53,6 +64,7 @@ export const start: CliCommand = {
       ...(games ? { samplesDir: resolve(games) } : {}),
       // SOCIAL_LAYER_PUBLIC_URL is read by startServer itself.
       ...(values['public-url'] ? { publicUrl: values['public-url'] as string } : {}),
+      ...(tls ? { tls } : {}),
     });
 
     // First start: make a development application and show its credentials this once. The
@@ -65,7 +77,7 @@ export const start: CliCommand = {
           '\n',
       );
     }
-    io.out(`Social Layer listening on ${server.url} (data: ${databaseUrl ? 'PostgreSQL' : join(dir, 'social-layer.sqlite')}${redisUrl ? ', Redis bus' : ''}${dev ? ', development mode' : ''})\n`);
+    io.out(`Social Layer listening on ${server.url} (data: ${databaseUrl ? 'PostgreSQL' : join(dir, 'social-layer.sqlite')}${redisUrl ? ', Redis bus' : ''}${dev ? ', development mode' : ''}${tls === 'self-signed' ? `, self-signed TLS certificate in ${join(dir, 'dev-tls', 'cert.pem')}` : ''})\n`);
     // Only what is really served: with --games, the scaffolded games, not the bundled samples.
     const { BUNDLED_SAMPLES_DIR, gamesBanner, hostedGames } = await import('../http/routes/games.ts');
     io.out(`${gamesBanner(server.url, hostedGames(games ? resolve(games) : BUNDLED_SAMPLES_DIR))}Developer portal: ${server.url}/developers\n`);
@@ -77,3 +89,18 @@ export const start: CliCommand = {
     return -1;
   },
 };
+
+/** --tls-cert/--tls-key (both or neither), or --tls for development mode's self-signed certificate. */
+function tlsSetting(values: Record<string, unknown>, dev: boolean): TlsSetting | undefined {
+  const certFile = (values['tls-cert'] as string | undefined) ?? process.env.SOCIAL_LAYER_TLS_CERT;
+  const keyFile = (values['tls-key'] as string | undefined) ?? process.env.SOCIAL_LAYER_TLS_KEY;
+  if (certFile || keyFile) {
+    if (!certFile || !keyFile) throw new CliUsageError('--tls-cert and --tls-key go together (SOCIAL_LAYER_TLS_CERT, SOCIAL_LAYER_TLS_KEY)');
+    return { certFile: resolve(certFile), keyFile: resolve(keyFile) };
+  }
+  if (values.tls === true || process.env.SOCIAL_LAYER_TLS === '1') {
+    if (!dev) throw new CliUsageError('--tls without --tls-cert/--tls-key makes a self-signed certificate, which only development mode (--dev) does; give a real certificate in production');
+    return 'self-signed';
+  }
+  return undefined;
+}

@@ -19,6 +19,7 @@ import { userRoutes } from './routes/users.ts';
 import { applicationProfileRoutes } from './routes/applicationProfiles.ts';
 import { avatarRoutes } from './routes/avatars.ts';
 import { guildRouteFamily } from './routes/guildRouteFamily.ts';
+import { channelMessageRoutes } from './routes/channelMessages.ts';
 import { applicationRoutes } from './routes/applications.ts';
 import { developerPortalRoutes } from './routes/developerPortal.ts';
 import { webhookDeliveryRoutes } from './routes/webhookDeliveries.ts';
@@ -27,10 +28,14 @@ import { applicationBudgetHook } from './applicationBudget.ts';
 import { formErrorOf, registerOpenApi, validatorCompiler } from './schemas/index.ts';
 
 /** The HTTP API. Request lines are logged by method and route only, never URL or headers. */
-export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance> {
+export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Buffer; cert: string | Buffer }): Promise<FastifyInstance> {
   // Fastify logs through our pino instance (one stream, one redaction), one debug line per request
   // by route pattern, never by URL (server/src/log/).
-  const app = Fastify({ loggerInstance: ctx.log as FastifyBaseLogger, logController: new RequestLogController(), ...httpServerOptions(), bodyLimit: Limits.httpBodyMaxBytes, trustProxy: false });
+  const serverOptions = httpServerOptions();
+  // With a certificate (--tls-cert/--tls-key, or development mode's self-signed one) the same
+  // listener speaks HTTPS, so the Gateway and the voice gateway upgrade to wss on it too.
+  const transport = tls ? { https: { ...serverOptions.http, key: tls.key, cert: tls.cert } } : {};
+  const app = Fastify({ loggerInstance: ctx.log as FastifyBaseLogger, logController: new RequestLogController(), ...serverOptions, ...transport, bodyLimit: Limits.httpBodyMaxBytes, trustProxy: false }) as unknown as FastifyInstance;
   // Before any route: every route gets a budget, keyed on the resolved principal (rateLimitHooks.ts).
   installRateLimits(app, ctx);
 
@@ -127,6 +132,7 @@ export async function createHttpApp(ctx: ServerContext): Promise<FastifyInstance
   oauth2PageRoutes(app, ctx);
   oauth2ApiRoutes(app, ctx);
   guildRouteFamily(app, ctx);
+  channelMessageRoutes(app, ctx);
   applicationRoutes(app, ctx);
   developerPortalRoutes(app, ctx);
   webhookDeliveryRoutes(app, ctx);

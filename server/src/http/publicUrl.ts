@@ -13,10 +13,11 @@ export class PublicUrl {
   }
 
   /** Called once the server listens: the default when nothing was configured. */
-  listening(host: string, port: number): void {
+  listening(host: string, port: number, secure = false): void {
     // A wildcard listen address names no host; loopback is the one that surely reaches it.
     const named = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
-    this.origin ??= new URL(`http://${named.includes(':') ? `[${named}]` : named}:${port}`);
+    // Serving TLS: every URL handed out says https/wss (voice clients dial wss://<endpoint>).
+    this.origin ??= new URL(`${secure ? 'https' : 'http'}://${named.includes(':') ? `[${named}]` : named}:${port}`);
   }
 
   /** http(s)://host[:port], no trailing slash. */
