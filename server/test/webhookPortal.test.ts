@@ -51,11 +51,11 @@ describe('developer portal: webhook events', () => {
     await receiver.waitFor(() => receiver.events().some((e) => e.body.event.data.id === msg.id));
     const eventId = receiver.events().find((e) => e.body.event.data.id === msg.id)!.body.id as string;
     let list = '';
-    for (let i = 0; i < 100 && !new RegExp(`data-event-id="${eventId}"[\\s\\S]*?<td class="state">delivered`).test(list); i++) {
+    for (let i = 0; i < 100 && !new RegExp(`data-event-id="${eventId}"[\\s\\S]*?<span class="state">delivered`).test(list); i++) {
       list = (await dev.get(`/developers/applications/${appId}/webhooks`)).text;
       await new Promise((r) => setTimeout(r, 30));
     }
-    expect(list).toMatch(new RegExp(`data-event-id="${eventId}"[\\s\\S]*?LOBBY_MESSAGE_CREATE[\\s\\S]*?<td class="state">delivered</td><td>1</td><td>204</td>`));
+    expect(list).toMatch(new RegExp(`data-event-id="${eventId}"[\\s\\S]*?LOBBY_MESSAGE_CREATE[\\s\\S]*?<span class="state">delivered</span><div class="small muted"><span class="attempts">1</span> attempt\\(s\\) · HTTP <span class="last-status">204</span>`));
 
     const again = await dev.post(`/developers/applications/${appId}/webhooks`, { csrf, action: 'resend', event_id: eventId });
     expect(again.status).toBe(303);

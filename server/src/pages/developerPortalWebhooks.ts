@@ -52,8 +52,9 @@ ${WebhookEventTypes.map((t) => html`<label class="inline"><input type="checkbox"
 
 /** Recent deliveries of one application: state, attempts, last status and latency, and "Send again". */
 export function webhookDeliveriesPage(o: { app: { id: string; name: string }; csrf: string; deliveries: DeliveryView[] }): string {
-  const row = (d: DeliveryView): Html => html`<tr data-event-id="${d.id}"><td><code class="small">${d.id}</code></td><td><code class="small">${d.type}</code></td><td class="small">${d.created_at}</td>
-<td class="state">${d.state}</td><td>${String(d.attempts)}</td><td>${d.last_status === null ? '' : String(d.last_status)}</td><td>${d.latency_ms === null ? '' : `${d.latency_ms} ms`}</td><td class="small">${d.last_error ?? ''}</td>
+  // Four columns so the list reads at the portal's width: what, when, how it went, the action.
+  const row = (d: DeliveryView): Html => html`<tr data-event-id="${d.id}"><td><code class="small">${d.type}</code><div class="small muted">${d.id}</div></td><td class="small">${d.created_at.replace('T', ' ').slice(0, 19)}</td>
+<td><span class="state">${d.state}</span><div class="small muted"><span class="attempts">${String(d.attempts)}</span> attempt(s)${d.last_status === null ? '' : html` · HTTP <span class="last-status">${String(d.last_status)}</span>`}${d.latency_ms === null ? '' : ` · ${d.latency_ms} ms`}</div>${d.last_error ? html`<div class="small">Last error: ${d.last_error}</div>` : ''}</td>
 <td><form method="post" action="/developers/applications/${o.app.id}/webhooks">${hidden({ csrf: o.csrf, action: 'resend', event_id: d.id })}<button type="submit" class="secondary small-button">Send again</button></form></td></tr>`;
   return page(
     `${o.app.name}: webhook deliveries`,
@@ -61,7 +62,7 @@ export function webhookDeliveriesPage(o: { app: { id: string; name: string }; cs
 <h1>Recent webhook deliveries</h1>
 ${o.deliveries.length === 0
   ? html`<p class="muted" id="no-deliveries">No events yet.</p>`
-  : html`<table id="deliveries"><thead><tr><th>Event ID</th><th>Type</th><th>Created</th><th>State</th><th>Attempts</th><th>Status</th><th>Latency</th><th>Last error</th><th></th></tr></thead>
+  : html`<table id="deliveries"><thead><tr><th>Event</th><th>Recorded (UTC)</th><th>Delivery</th><th></th></tr></thead>
 <tbody>${o.deliveries.map(row)}</tbody></table>`}`,
     { wide: true, stylesheets: ['/assets/developers.css'] },
   );
