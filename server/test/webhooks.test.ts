@@ -171,6 +171,30 @@ for (const { name, config } of databaseConfigs()) {
       await receiver.waitFor(() => receiver.events().filter((e) => e.body.id === eventId).length === 2);
     });
 
+    it('two nodes claiming at once: one gets the application, the other nothing; a held lease is not taken', async () => {
+      // A configured application with a pending event, its queue free: its worker is stopped
+      // so only the two claimers below compete.
+      const t3 = await startTestServer({ database: config(), webhooks: { deliver: false, allowLoopback: true } });
+      try {
+        const r3 = t3.server.store.webhookEvents;
+        await r3.saveSettings(t3.app.id, { url: receiver.url, status: 2, types: ['LOBBY_MESSAGE_CREATE'] });
+        await t3.server.store.database.db.transaction().execute((tx) => r3.record(tx, t3.app.id, 'LOBBY_MESSAGE_CREATE', { n: 1 }));
+        const now = Date.now();
+        const [a, b] = await Promise.all([r3.claimApplications('node-a', now, now + 60_000, 5), r3.claimApplications('node-b', now, now + 60_000, 5)]);
+        const winners = [a, b].filter((x) => x.some((s) => s.application_id === t3.app.id));
+        expect(winners).toHaveLength(1);
+        expect(await r3.claimApplications('node-c', Date.now(), Date.now() + 60_000, 5)).toEqual([]);
+        // Released, it can be claimed again; a lease that expired too.
+        await r3.releaseLease(t3.app.id, a.length > 0 ? 'node-a' : 'node-b');
+        expect((await r3.claimApplications('node-c', Date.now(), Date.now() + 1, 5)).map((s) => s.application_id)).toEqual([t3.app.id]);
+        await new Promise((r) => setTimeout(r, 5));
+        expect(await r3.renewLease(t3.app.id, 'node-d', Date.now() + 1000)).toBe(false);
+        expect((await r3.claimApplications('node-d', Date.now(), Date.now() + 60_000, 5)).map((s) => s.application_id)).toEqual([t3.app.id]);
+      } finally {
+        await t3.close();
+      }
+    });
+
     it('rejects bad settings with 50035 and changes nothing', async () => {
       const before = await t.server.webhooks.wire(t.app.id);
       const r = await t.server.webhooks.update(t.app.id, { event_webhooks_status: 3, event_webhooks_types: ['NOPE'], event_webhooks_url: 'ftp://example.com/x' }).catch((e) => e);
