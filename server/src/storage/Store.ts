@@ -6,6 +6,7 @@ import type { OpenDatabase } from './database.ts';
 import { LobbyRepo } from './LobbyRepo.ts';
 import { DirectMessageRepo } from './DirectMessageRepo.ts';
 import { EmojiRepo } from './EmojiRepo.ts';
+import { EntitlementRepo } from './EntitlementRepo.ts';
 import { GuildInviteRepo } from './GuildInviteRepo.ts';
 import { GuildMemberRepo } from './GuildMemberRepo.ts';
 import { GuildRepo } from './GuildRepo.ts';
@@ -15,6 +16,8 @@ import { SigningKeyRepo } from './SigningKeyRepo.ts';
 import { RelationshipRepo } from './RelationshipRepo.ts';
 import { SocialSettingsRepo } from './SocialSettingsRepo.ts';
 import { SnowflakeGenerator } from './Snowflake.ts';
+import { SkuRepo } from './SkuRepo.ts';
+import { SubscriptionRepo } from './SubscriptionRepo.ts';
 import { TokenRepo } from './TokenRepo.ts';
 import { UserRepo } from './UserRepo.ts';
 import { WebhookEventRepo } from './WebhookEventRepo.ts';
@@ -42,6 +45,10 @@ export class Store {
   readonly emojis: EmojiRepo;
   // Game profiles of external identities (issue 19).
   readonly applicationProfiles: ApplicationProfileRepo;
+  // SKUs, entitlements and subscriptions (issue 14).
+  readonly skus: SkuRepo;
+  readonly entitlements: EntitlementRepo;
+  readonly subscriptions: SubscriptionRepo;
 
   constructor(readonly database: OpenDatabase, readonly ids = new SnowflakeGenerator()) {
     const { db } = database;
@@ -63,6 +70,9 @@ export class Store {
     this.guildInvites = new GuildInviteRepo(db);
     this.emojis = new EmojiRepo(db, ids);
     this.applicationProfiles = new ApplicationProfileRepo(db);
+    this.skus = new SkuRepo(db, ids);
+    this.entitlements = new EntitlementRepo(db, ids);
+    this.subscriptions = new SubscriptionRepo(db, ids);
   }
 
   close(): Promise<void> {

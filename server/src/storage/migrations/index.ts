@@ -5,8 +5,9 @@ import { m0003_accounts } from './0003_accounts.ts';
 import { m0004_applications } from './0004_applications.ts';
 import { m0005_guilds } from './0005_guilds.ts';
 import { m0006_webhooks } from './0006_webhooks.ts';
-import { m0008_messages } from './0008_messages.ts';
 import { m0007_application_profiles } from './0007_application_profiles.ts';
+import { m0008_messages } from './0008_messages.ts';
+import { m0009_commerce } from './0009_commerce.ts';
 
 /**
  * Schema migrations, one file each, written with kysely's schema builder so the same steps run
@@ -19,8 +20,9 @@ const migrations: Record<string, Migration> = {
   '0004_applications': m0004_applications,
   '0005_guilds': m0005_guilds,
   '0006_webhooks': m0006_webhooks,
-  '0008_messages': m0008_messages,
   '0007_application_profiles': m0007_application_profiles,
+  '0008_messages': m0008_messages,
+  '0009_commerce': m0009_commerce,
 };
 
 export const migrationProvider: MigrationProvider = {
