@@ -158,6 +158,9 @@ describe('the web app in Chromium', () => {
     await expect(boPage.locator('#channel-list').isVisible()).resolves.toBe(true);
     await expectNoHorizontalOverflow(boPage);
     await shot(boPage, 'webapp-phone-channels.png');
+    // A link that is not an invite (or no longer one) says so.
+    await boPage.goto(`${t.server.url}/app/invite/nope-0000`);
+    await expect(boPage.locator('#invite-problem').textContent()).resolves.toBe('This invite is invalid or has expired.');
 
     // Ada's page hears Bo join over the Gateway (GUILD_MEMBER_ADD), without a reload.
     await adaPage.click('#invite-panel button:has-text("Close")');
@@ -216,7 +219,7 @@ describe('the web app in Chromium', () => {
     expect(consoleLines.filter((l) => l.startsWith('pageerror'))).toEqual([]);
   });
 
-  it('gives a page on another origin of the same host no token, though the browser sends it the session cookie', async () => {
+  it('gives a page on another origin of the same host no token, though the browser sends it the session cookie; signing out revokes the page\'s token', async () => {
     const before = tokens.length;
     const countTokens = async () => Number((await t.server.store.database.db.selectFrom('access_tokens').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
     const issued = await countTokens();
@@ -262,6 +265,15 @@ describe('the web app in Chromium', () => {
     expect(tokens.length).toBe(before);
     expect(await countTokens()).toBe(issued);
     await page.close();
+
+    // Signing out from the app ends the cookie session and revokes the tokens the page had.
+    const last = tokens.at(-1)!;
+    expect((await t.req('GET', '/users/@me', { headers: { authorization: last } })).status).toBe(200);
+    await adaPage.click('#sign-out');
+    await adaPage.waitForURL(/\/login\?next=%2Fapp$/);
+    expect((await t.req('GET', '/users/@me', { headers: { authorization: last } })).status).toBe(401);
+    await adaPage.goto(`${t.server.url}/app`);
+    expect(new URL(adaPage.url()).pathname).toBe('/login');
     await ada.close();
   });
 });

@@ -88,8 +88,8 @@ export function Empty({ children }: { children: ComponentChildren }) {
 export function Icon({ name }: { name: 'text' | 'voice' }) {
   return name === 'voice' ? (
     <svg class="ui-icon" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true">
-      <path fill="currentColor" d="M4 9h4l5-4v14l-5-4H4z" />
-      <path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" d="M16 9a4 4 0 0 1 0 6M18.5 6.5a7.5 7.5 0 0 1 0 11" />
+      <path fill="currentColor" d="M2 8.5h4.5L13 3v18l-6.5-5.5H2z" />
+      <path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" d="M16.5 8.5a5 5 0 0 1 0 7M19.5 5.5a9.5 9.5 0 0 1 0 13" />
     </svg>
   ) : (
     <svg class="ui-icon" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true">

@@ -13,7 +13,7 @@ export function ChannelView({ channel }: { channel: GuildChannel | null }) {
     <section class="channel-view" id="channel-view" data-channel-id={channel.id} aria-label={channel.name}>
       <header class="channel-view-header">
         <h2>
-          <Icon name={isVoice(channel) ? 'voice' : 'text'} /> 
+          <Icon name={isVoice(channel) ? 'voice' : 'text'} />{' '}
           {channel.name}
         </h2>
         {topic && <p class="muted">{topic}</p>}
