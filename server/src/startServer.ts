@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { User } from '@social-layer/protocol';
-import { profilesFor } from './accounts/applicationProfiles.ts';
+import type { ReadyData, SocialReadyData, User } from '@social-layer/protocol';
+import { profilesFor, withReadyProfiles } from './accounts/applicationProfiles.ts';
 import { ConnectionTracker } from './events/ConnectionTracker.ts';
 import { type EventBus, LocalEventBus } from './events/EventBus.ts';
 import { RedisEventBus } from './events/RedisEventBus.ts';
@@ -227,6 +227,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   accountServices.accounts.gateway = gateway;
 
   gateway.social = social;
+  gateway.readyProfiles = (applicationId, ready) => withReadyProfiles(store, applicationId, ready as ReadyData & SocialReadyData);
   gateway.guilds = new GuildGateway(guildServicesFor(store, bus), bus);
   const voiceStates = new VoiceStateService(store, bus, log.child({ scope: 'voice' }));
   gateway.voice = voiceStates;

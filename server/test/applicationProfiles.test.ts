@@ -69,6 +69,27 @@ describe('application profiles from external identities', () => {
     expect(byBot.body).toEqual([oidcProfile('prof-1')]);
   });
 
+  it('READY names friends and lobby co-members with their profiles, never with their provider-issued IDs', async () => {
+    const a = (await exchange(await oidc.idToken('prof-friend-a'))).body.access_token as string;
+    const b = (await exchange(await oidc.idToken('prof-friend-b'))).body.access_token as string;
+    const bId = (await me(b)).id as string;
+    const aId = (await me(a)).id as string;
+    expect((await t.req('PUT', `/users/@me/relationships/${bId}`, { token: a, body: {} })).status).toBe(204);
+    expect((await t.req('PUT', `/users/@me/relationships/${aId}?type=3`, { token: b, body: {} })).status).toBe(204);
+    for (const token of [a, b]) expect((await t.req('PUT', '/lobbies', { token, body: { secret: 'profile-room' } })).status).toBe(200);
+
+    const gw = await RawGateway.open(t.server);
+    const ready = await gw.identify(a);
+    gw.ws.close();
+    const { provider_issued_user_id: _hidden, ...publicB } = oidcProfile('prof-friend-b');
+    expect(ready.user.application_profiles).toEqual([oidcProfile('prof-friend-a')]);
+    const friend = ready.relationships.find((r: any) => r.user.id === bId);
+    expect(friend.user.application_profiles).toEqual([publicB]);
+    const lobby = ready.lobbies.find((l: any) => l.members.some((m: any) => m.id === bId));
+    expect(lobby.members.find((m: any) => m.id === bId).user.application_profiles).toEqual([publicB]);
+    expect(JSON.stringify(ready)).not.toContain('"provider_issued_user_id":"prof-friend-b"');
+  });
+
   it('nobody else sees a profile: another player gets 403 50013; unknown and malformed IDs answer 404 10013', async () => {
     const owner = (await exchange(await oidc.idToken('prof-2'))).body.access_token as string;
     const ownerId = (await me(owner)).id as string;

@@ -1,8 +1,8 @@
 // Issue 19 end to end: a provisional account created through an external OIDC identity (a real
 // `oidc-provider` issuer on 127.0.0.1) shows the issuer's profile through the real client
 // (UserHandle.userApplicationProfiles, getUserApplicationProfiles and the NoLock twin), the
-// handles are live views that read empty after destroy, and the avatar URL the client builds
-// loads a real PNG from the platform.
+// handles are live views that read empty after destroy, a friend's profile comes without its
+// provider-issued ID, and the avatar URL the client builds loads a real PNG from the platform.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,13 +32,24 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-async function connected(type: AuthenticationExternalAuthType, token: string): Promise<Client> {
+async function signedIn(type: AuthenticationExternalAuthType, token: string): Promise<{ client: Client; accessToken: string; userId: string }> {
   const client = new Client({ apiBase: server.url, applicationId: appId });
   clients.push(client);
   const { accessToken } = await client.getProvisionalToken(appId, type, token);
   await client.updateToken(AuthorizationTokenType.Bearer, accessToken);
+  const me = (await (await fetch(`${server.url}/api/v10/users/@me`, { headers: { authorization: `Bearer ${accessToken}` } })).json()) as { id: string };
+  return { client, accessToken, userId: me.id };
+}
+
+async function connected(type: AuthenticationExternalAuthType, token: string): Promise<Client> {
+  const { client } = await signedIn(type, token);
   await client.connect();
   return client;
+}
+
+async function put(path: string, token: string): Promise<void> {
+  const res = await fetch(`${server.url}/api/v10${path}`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+  expect(res.status).toBe(204);
 }
 
 /** Width and height from a PNG's signature and IHDR chunk (the server's own test decodes the pixels). */
@@ -75,6 +86,21 @@ describe('application profiles through the client', () => {
     expect(profile!.providerIssuedUserId()).toBe('');
     expect(profile!.username()).toBe('');
     expect(profile!.providerType()).toBe(ExternalIdentityProviderType.None);
+  });
+
+  it('a friend\'s profile arrives with READY and shows its name but not its provider-issued ID', async () => {
+    const alice = await signedIn(AuthenticationExternalAuthType.OIDC, await oidc.idToken('client-alice'));
+    const bob = await signedIn(AuthenticationExternalAuthType.OIDC, await oidc.idToken('client-bob'));
+    await put(`/users/@me/relationships/${bob.userId}`, alice.accessToken);
+    await put(`/users/@me/relationships/${alice.userId}?type=3`, bob.accessToken);
+    await alice.client.connect();
+    const bobSeen = alice.client.getUser(bob.userId)!;
+    const profiles = bobSeen.userApplicationProfiles();
+    expect(profiles.map((p) => [p.providerType(), p.providerId(), p.username(), p.providerIssuedUserId()])).toEqual([
+      [ExternalIdentityProviderType.OIDC, oidc.issuer, 'client-bob_at_issuer', ''],
+    ]);
+    expect(alice.client.getUserApplicationProfiles(bob.userId).map((p) => p.username())).toEqual(['client-bob_at_issuer']);
+    expect(alice.client.getCurrentUserV2()!.userApplicationProfiles().map((p) => p.providerIssuedUserId())).toEqual(['client-alice']);
   });
 
   it('a device-ID guest has no profile (its device ID is a credential); its avatar URL loads a real PNG of the asked size', async () => {

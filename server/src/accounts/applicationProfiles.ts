@@ -1,4 +1,4 @@
-import type { UserApplicationProfile } from '@social-layer/protocol';
+import type { Lobby, User, UserApplicationProfile } from '@social-layer/protocol';
 import { expandScopes } from '../auth/Principal.ts';
 import type { VerifiedIdentity } from '../oauth2/OidcVerifier.ts';
 import type { ApplicationProfileRow, ProfileData } from '../storage/ApplicationProfileRepo.ts';
@@ -87,4 +87,26 @@ export async function profilesFor(store: Store, viewer: ProfileViewer, userId: s
   const rows = (await store.applicationProfiles.ofUsers(viewer.applicationId, [userId])).get(userId) ?? [];
   const issued = maySeeIssuedId(viewer, userId);
   return rows.map((r) => profileToWire(r, issued));
+}
+
+/** The parts of READY that carry other users' objects (relationships from the social slice, lobby members). */
+interface ReadyUsers {
+  relationships?: { user: User }[];
+  lobbies: Lobby[];
+}
+
+/**
+ * READY with the game profiles of the users it names (friends and other relationships, lobby
+ * members) for the session's application, without their provider-issued IDs. Copies: the
+ * objects it gets may be shared with other payloads.
+ */
+export async function withReadyProfiles<T extends ReadyUsers>(store: Store, applicationId: string, ready: T): Promise<T> {
+  const ids = [...(ready.relationships ?? []).map((r) => r.user.id), ...ready.lobbies.flatMap((l) => l.members.map((m) => m.user?.id ?? m.id))];
+  const rows = await store.applicationProfiles.ofUsers(applicationId, ids);
+  const user = (u: User): User => ({ ...u, application_profiles: (rows.get(u.id) ?? []).map((r) => profileToWire(r, false)) });
+  return {
+    ...ready,
+    ...(ready.relationships ? { relationships: ready.relationships.map((r) => ({ ...r, user: user(r.user) })) } : {}),
+    lobbies: ready.lobbies.map((l) => ({ ...l, members: l.members.map((m) => (m.user ? { ...m, user: user(m.user) } : m)) })),
+  };
 }

@@ -150,7 +150,7 @@ export class GatewayConnection {
     };
     // The session was subscribed before the lobbies were read, so a change made meanwhile is
     // either in READY or held and sent right after it; none falls between the two.
-    session.sendReady(JSON.stringify(ready));
+    session.sendReady(JSON.stringify(identity.kind === 'bearer' && this.hub.readyProfiles ? await this.hub.readyProfiles(identity.applicationId, ready) : ready));
     // One GUILD_CREATE per guild in READY (discord.js waits for them before `ready`).
     await this.hub.guilds?.sendGuildCreates(session, guilds.map((g) => g.id));
     // An initial presence in Identify is applied as an op 3 right after READY.

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { GATEWAY_VERSION, GatewayCloseCode, type User } from '@social-layer/protocol';
+import { GATEWAY_VERSION, GatewayCloseCode, type ReadyData, type User } from '@social-layer/protocol';
 import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
 import { type EventBus, userTopic } from '../events/EventBus.ts';
 import type { LobbyService } from '../lobbies/LobbyService.ts';
@@ -44,6 +44,8 @@ export class GatewayServer {
   social: SocialServices | null = null;
   /** Guilds in READY, GUILD_CREATE, guild dispatches, op 8 and op 43 (issue 10); set by startServer. */
   guilds: GuildGateway | null = null;
+  /** Adds the game profiles of the users READY names (issue 19); set by startServer. */
+  readyProfiles: ((applicationId: string, ready: ReadyData) => Promise<ReadyData>) | null = null;
 
   constructor(
     upgrades: UpgradeRouter,
