@@ -7,6 +7,7 @@ import type { Store } from '../storage/Store.ts';
 import { userToWire } from '../storage/UserRepo.ts';
 import { decodeImageDataUri } from './applicationImages.ts';
 import { FieldErrors } from './formErrors.ts';
+import { enablesLimitedIntent, mayUseLimitedIntents, PRIVILEGED_INTENT_USER_THRESHOLD } from '../guilds/intentApproval.ts';
 import type { WebhookPatch, WebhookService, WebhookWire } from '../webhooks/WebhookService.ts';
 
 /**
@@ -140,6 +141,10 @@ export class ApplicationService {
       }
       // Bits above 32 are kept: `flags` carries only the low 32 bits.
       changes.flagsNew = (current & ~LOW_32) | wanted;
+      // At 10,000 users a privileged intent needs an operator's approval (issue 10, intentApproval.ts).
+      if (enablesLimitedIntent(current, wanted) && !(await mayUseLimitedIntents(this.store, id))) {
+        errs.add(['flags'], 'APPLICATION_INTENTS_APPROVAL_REQUIRED', `At ${PRIVILEGED_INTENT_USER_THRESHOLD} users or more, privileged intents need approval.`);
+      }
     }
     if (patch.tags !== undefined) {
       if (patch.tags.length > 5) errs.add(['tags'], 'BASE_TYPE_MAX_LENGTH', 'Must be 5 or fewer in length.');

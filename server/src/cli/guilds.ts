@@ -66,3 +66,21 @@ export const appsInstall: CliCommand = {
     return 0;
   },
 };
+
+export const appsApproveIntents: CliCommand = {
+  words: ['apps', 'approve-intents'],
+  usage: `apps approve-intents --app APP [--revoke] ${DATA_USAGE}
+      Approves the application's privileged intents (needed from 10,000 users on; lapses after a
+      year), or withdraws the approval. Prints {application_id, privileged_intents_approved_at}.`,
+  options: { app: { type: 'string' }, revoke: { type: 'boolean' }, ...DATA_OPTIONS },
+  async run(values, io) {
+    const appId = snowflakeOption(values, 'app');
+    const at = values.revoke === true ? null : Date.now();
+    await withStore(values, async (store) => {
+      if (!(await store.applications.get(appId))) throw new CliUsageError(`no application ${appId}`);
+      await store.database.db.updateTable('applications').set({ privileged_intents_approved_at: at }).where('id', '=', appId).execute();
+    });
+    printJson(io, { application_id: appId, privileged_intents_approved_at: at === null ? null : new Date(at).toISOString() });
+    return 0;
+  },
+};

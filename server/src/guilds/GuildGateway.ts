@@ -3,32 +3,11 @@ import type { Session } from '../gateway/Session.ts';
 import { guildUserTopic } from './GuildEvents.ts';
 import type { GuildServices } from './GuildServices.ts';
 import { memberWire } from './guildWire.ts';
+import { MESSAGE_INTENT_OF, messageJsonForSession } from '../messages/messageGateway.ts';
+import { allowedPrivileged } from './intentApproval.ts';
+import { ApplicationIntentFlag, Intent, PRIVILEGED_INTENTS } from './intents.ts';
 
-/** Gateway intents (protocols.md 1.10) that guild dispatches need. */
-export const Intent = {
-  Guilds: 1 << 0,
-  GuildMembers: 1 << 1,
-  GuildModeration: 1 << 2,
-  GuildExpressions: 1 << 3,
-  GuildInvites: 1 << 6,
-  GuildPresences: 1 << 8,
-  MessageContent: 1 << 15,
-} as const;
-export const PRIVILEGED_INTENTS = Intent.GuildMembers | Intent.GuildPresences | Intent.MessageContent;
-
-/**
- * Application flags that enable the privileged intents (public values): the plain bit for an
- * approved application, the *_LIMITED bit for one under the 10,000-user threshold that enabled
- * the intent itself (spec, Authentication 10).
- */
-export const ApplicationIntentFlag = {
-  GatewayPresence: 1 << 12,
-  GatewayPresenceLimited: 1 << 13,
-  GatewayGuildMembers: 1 << 14,
-  GatewayGuildMembersLimited: 1 << 15,
-  GatewayMessageContent: 1 << 18,
-  GatewayMessageContentLimited: 1 << 19,
-} as const;
+export { ApplicationIntentFlag, Intent, PRIVILEGED_INTENTS } from './intents.ts';
 
 /** Identify `capabilities` bit that opts into channel obfuscation (spec, Gateway). */
 export const CAPABILITY_CHANNEL_OBFUSCATION = 1 << 15;
@@ -41,7 +20,10 @@ const INTENT_OF: Record<string, number> = {
   GUILD_BAN_ADD: Intent.GuildModeration, GUILD_BAN_REMOVE: Intent.GuildModeration,
   INVITE_CREATE: Intent.GuildInvites, INVITE_DELETE: Intent.GuildInvites,
   GUILD_EMOJIS_UPDATE: Intent.GuildExpressions,
+  // Messages (issue 11): MESSAGE_*, reactions, TYPING_START, CHANNEL_PINS_UPDATE.
+  ...MESSAGE_INTENT_OF,
   VOICE_CHANNEL_STATUS_UPDATE: Intent.Guilds,
+  VOICE_STATE_UPDATE: 1 << 7, // GUILD_VOICE_STATES (guild voice, server/src/voice/)
 };
 
 /** The privileged intents an application's flags allow. */
@@ -58,6 +40,8 @@ interface SessionGuildState {
   intents: number;
   capabilities: number;
   unsubscribe: () => void;
+  /** A bot user's session: the MESSAGE_CONTENT rule applies to it (messages/messageGateway.ts). */
+  bot: boolean;
 }
 
 /** All-members requests: 1 per guild per bot per 30 s (spec, Limits). */
@@ -85,7 +69,9 @@ export class GuildGateway {
     // Engineer B's migration keeps every flag bit as a decimal string (flags_new); older rows use `flags`.
     const raw = (app as { flags_new?: string | null }).flags_new;
     const flags = raw ? BigInt(raw) : BigInt(app.flags ?? 0);
-    return (wanted & ~allowedPrivilegedIntents(flags)) === 0;
+    // Cheap check first: flags alone would not allow it. Then the size rule (intentApproval.ts).
+    if ((wanted & ~allowedPrivilegedIntents(flags)) !== 0) return false;
+    return (wanted & ~(await allowedPrivileged(this.services.store, applicationId, flags))) === 0;
   }
 
   /** READY `guilds`: every guild the user is in, as Unavailable Guild objects; GUILD_CREATE follows. */
@@ -94,11 +80,14 @@ export class GuildGateway {
   }
 
   /** Subscribes the session to its user's guild topic with its intent and capability filter. */
-  attach(session: Session, intents: number, capabilities: number): Promise<void> {
+  async attach(session: Session, intents: number, capabilities: number): Promise<void> {
+    // Known before the first dispatch can arrive, so no message slips past the content rule.
+    const bot = (await this.services.store.users.get(session.userId))?.is_bot === 1;
+    if (session.closed) return;
     const topic = guildUserTopic(session.userId);
     const unsubscribe = this.bus.subscribe(topic, (d) => this.deliver(session, d));
-    this.states.set(session.id, { intents, capabilities, unsubscribe });
-    return this.bus.whenSubscribed(topic);
+    this.states.set(session.id, { intents, capabilities, unsubscribe, bot });
+    await this.bus.whenSubscribed(topic);
   }
 
   detach(sessionId: string): void {
@@ -137,9 +126,11 @@ export class GuildGateway {
     if (qualifier === 'hidden' && (st.capabilities & CAPABILITY_CHANNEL_OBFUSCATION) === 0) return;
     const need = INTENT_OF[t];
     // GUILD_MEMBER_UPDATE about oneself is sent regardless of intents (protocols.md 1.10).
-    const exempt = qualifier === 'self' && t === 'GUILD_MEMBER_UPDATE';
+    // So is one's own VOICE_STATE_UPDATE: the joining client needs its session_id to connect.
+    const exempt = qualifier === 'self' && (t === 'GUILD_MEMBER_UPDATE' || t === 'VOICE_STATE_UPDATE');
     if (need !== undefined && (st.intents & need) === 0 && !exempt) return;
-    session.dispatch(qualifier === '' ? d : { t, json: d.json });
+    const json = messageJsonForSession(t, d.json, { userId: session.userId, bot: st.bot, intents: st.intents });
+    session.dispatch(qualifier === '' && json === d.json ? d : { t, json });
   }
 
   /**

@@ -126,6 +126,10 @@ export interface EmojisTable {
 }
 
 declare module './schema.ts' {
+  interface ApplicationsTable {
+    /** When an operator approved the privileged intents (ms); null when never. Migration 0005. */
+    privileged_intents_approved_at?: number | string | null;
+  }
   interface Database {
     guilds: GuildsTable;
     guild_channels: GuildChannelsTable;

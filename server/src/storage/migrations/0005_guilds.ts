@@ -136,6 +136,10 @@ export const m0005_guilds: Migration = {
       .addColumn('roles', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();
+    // When an operator approved the application's privileged intents (needed at 10,000 users;
+    // the approval lapses after a year): `apps approve-intents`.
+    await db.schema.alterTable('applications').addColumn('privileged_intents_approved_at', 'bigint').execute();
+
     await db.schema.createIndex('emojis_guild').on('emojis').column('guild_id').execute();
     await db.schema.createIndex('emojis_application').on('emojis').column('application_id').execute();
   },
