@@ -42,6 +42,11 @@ export function App({ store, gateway }: { store: AppState; gateway: GatewayClien
     if (openGuild) store.loadGuild(openGuild).catch(report);
   }, [openGuild]);
 
+  // A path under /app that the app does not know: home, in place of it in the history.
+  useEffect(() => {
+    if (route.name === 'notFound') navigate({ name: 'home' }, true);
+  }, [route.name]);
+
   const guild = openGuild ? state.guilds?.find((g) => g.id === openGuild) : undefined;
   let main;
   if (route.name === 'invite') main = <InviteAccept store={store} code={route.code} />;
@@ -49,10 +54,8 @@ export function App({ store, gateway }: { store: AppState; gateway: GatewayClien
     if (!state.guilds) main = <Empty>Loading…</Empty>;
     else if (!guild) main = <Empty>You are not a member of this guild.</Empty>;
     else main = <GuildView key={guild.id} store={store} guild={guild} detail={state.detail[guild.id]} channelId={route.channelId} />;
-  } else if (route.name === 'notFound') {
-    navigate({ name: 'home' }, true);
-    main = null;
-  } else main = <Home store={store} guildCount={state.guilds?.length ?? 0} />;
+  } else if (route.name === 'notFound') main = null;
+  else main = <Home store={store} guildCount={state.guilds?.length ?? 0} />;
 
   return (
     <div class="shell">
