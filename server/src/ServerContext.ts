@@ -11,6 +11,7 @@ import type { Store } from './storage/Store.ts';
 import type { ApplicationService } from './applications/ApplicationService.ts';
 import type { UrlPolicy } from './config/urlPolicy.ts';
 import type { WebhookService } from './webhooks/WebhookService.ts';
+import type { VoiceStateService } from './voice/VoiceStateService.ts';
 
 /** What route handlers and the Gateway share (accounts and OAuth2 services included). */
 export interface ServerContext extends AccountServices {
@@ -35,4 +36,6 @@ export interface ServerContext extends AccountServices {
   publicHttpUrl(req?: IncomingMessage): string;
   /** ws(s)://host:port/gateway from the same public origin. */
   publicWsUrl(req?: IncomingMessage): string;
+  /** Who is in which call (lobby and guild voice): Get User Voice State reads it. Set by startServer. */
+  voiceStates?: VoiceStateService;
 }

@@ -168,6 +168,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const accountServices = createAccountServices(store, log, options.accounts);
   const urlPolicy = new UrlPolicy(options.dev === true);
   const webhooks = await startWebhooks(store, log.child({ scope: 'webhooks' }), options.dev === true, options.webhooks);
+  // Before the routes: Get User Voice State reads it; the Gateway's op 4 writes it.
+  const voiceStates = new VoiceStateService(store, bus, log.child({ scope: 'voice' }));
   const ctx: ServerContext = {
     urlPolicy,
     webhooks: webhooks.service,
@@ -184,6 +186,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // Never the request's Host (issue 9, fix 7): configuration, or the listen address.
     publicHttpUrl: () => publicUrl.http(),
     publicWsUrl: () => publicUrl.gateway(),
+    voiceStates,
   };
 
   const app = await createHttpApp(ctx, tls);
@@ -229,7 +232,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   gateway.social = social;
   gateway.readyProfiles = (applicationId, ready) => withReadyProfiles(store, applicationId, ready as ReadyData & SocialReadyData);
   gateway.guilds = new GuildGateway(guildServicesFor(store, bus), bus);
-  const voiceStates = new VoiceStateService(store, bus, log.child({ scope: 'voice' }));
   gateway.voice = voiceStates;
   lobbies.voiceStates = (lobbyId) => voiceStates.voiceStates(lobbyId);
   lobbies.onMemberGone((lobbyId, userId) => {

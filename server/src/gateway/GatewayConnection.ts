@@ -195,15 +195,16 @@ export class GatewayConnection {
     this.hub.connections.attach(session.applicationId, session.userId);
   }
 
-  /** Op 4: join or leave a lobby's call (contracts-voice.md 1). */
+  /** Op 4: join or leave a lobby's call (contracts-voice.md 1) or a guild voice channel (with `guild_id`). */
   private async onVoiceStateUpdate(d: unknown): Promise<void> {
     const session = this.session!;
-    const cmd = d as { channel_id?: unknown; self_mute?: unknown; self_deaf?: unknown; lobby_id?: unknown } | null;
+    const cmd = d as { guild_id?: unknown; channel_id?: unknown; self_mute?: unknown; self_deaf?: unknown; lobby_id?: unknown } | null;
     const snowflake = (v: unknown) => typeof v === 'string' && /^\d{1,20}$/.test(v);
     if (
       typeof cmd !== 'object' || cmd === null ||
       !(cmd.channel_id === null || snowflake(cmd.channel_id)) ||
       !(cmd.lobby_id === undefined || cmd.lobby_id === null || snowflake(cmd.lobby_id)) ||
+      !(cmd.guild_id === undefined || cmd.guild_id === null || snowflake(cmd.guild_id)) ||
       typeof cmd.self_mute !== 'boolean' || typeof cmd.self_deaf !== 'boolean'
     ) {
       return this.close(GatewayCloseCode.UnknownOpcode, 'Invalid payload for opcode.');
@@ -216,12 +217,14 @@ export class GatewayConnection {
         self_mute: cmd.self_mute,
         self_deaf: cmd.self_deaf,
         ...(typeof cmd.lobby_id === 'string' ? { lobby_id: cmd.lobby_id } : {}),
+        ...(typeof cmd.guild_id === 'string' ? { guild_id: cmd.guild_id } : {}),
       },
     );
     if (!joined || session.closed) return;
     const endpoint = this.resumeUrl.replace(/^wss?:\/\//, '').replace(/\/gateway$/, '/voice');
     // The voice token goes to the requesting session only, not to the user's other sessions.
-    session.send(DispatchEvent.VoiceServerUpdate, JSON.stringify({ token: joined.token, guild_id: null, lobby_id: joined.lobbyId, endpoint }));
+    // guild_id for a guild voice channel (Discord clients key their voice connection on it); lobby_id is the call key either way.
+    session.send(DispatchEvent.VoiceServerUpdate, JSON.stringify({ token: joined.token, guild_id: joined.guildId, lobby_id: joined.lobbyId, endpoint }));
   }
 
   /** Op 8 and op 43 (issue 10): a malformed payload closes with 4001, as op 3 does. */

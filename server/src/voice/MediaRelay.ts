@@ -18,6 +18,8 @@ export class RelayParticipant {
   /** Set once the participant announced itself with op 5: before that its packets are dropped. */
   speakingAnnounced = false;
   selfDeaf = false;
+  /** False without SPEAK in a guild voice channel: what it sends is dropped, it still hears. */
+  canSpeak = true;
   private sendCounter = 0;
   private badPackets: number[] = [];
   /** Scratch for this participant's packets: allocated once by the crypto backend, reused. */
@@ -97,6 +99,10 @@ export class MediaRelay {
     if (packet[0]! >> 6 !== 2) return this.bad(sender);
     const ssrc = ((packet[8]! << 24) | (packet[9]! << 16) | (packet[10]! << 8) | packet[11]!) >>> 0;
     if (ssrc !== sender.ssrc || !sender.speakingAnnounced) return this.bad(sender);
+    if (!sender.canSpeak) {
+      this.stats.dropped++;
+      return 'dropped';
+    }
     const nonce = ((packet[length - 4]! << 24) | (packet[length - 3]! << 16) | (packet[length - 2]! << 8) | packet[length - 1]!) >>> 0;
     if (!sender.replay.check(nonce)) {
       // A replay is not the sender's fault when the network duplicates: drop without counting.

@@ -99,16 +99,17 @@ export class VoiceConnection implements VoiceSocket {
 
   private async identify(d: Record<string, unknown>): Promise<void> {
     if (this.session) return this.close(VoiceCloseCode.AlreadyAuthenticated, 'Already authenticated');
-    const { server_id: lobbyId, user_id: userId, session_id: sessionId, token } = d;
-    if (typeof lobbyId !== 'string' || typeof userId !== 'string' || typeof sessionId !== 'string' || typeof token !== 'string') {
+    // server_id: the lobby, or for a guild voice channel the guild (or the channel, from our SDK).
+    const { server_id: serverId, user_id: userId, session_id: sessionId, token } = d;
+    if (typeof serverId !== 'string' || typeof userId !== 'string' || typeof sessionId !== 'string' || typeof token !== 'string') {
       return this.close(VoiceCloseCode.DecodeError, 'Invalid identify payload');
     }
     const dave = d.max_dave_protocol_version;
     // From 2026-03-01 only end-to-end encrypted calls exist (spec, Versioning 4).
     if (typeof dave !== 'number' || dave < DAVE_PROTOCOL_VERSION) return this.close(VoiceCloseCode.E2eeRequired, 'End-to-end encryption (DAVE) is required');
-    const grant = this.gw.states.redeem(token, lobbyId, userId, sessionId);
+    const grant = this.gw.states.redeem(token, serverId, userId, sessionId);
     if (!grant) return this.close(VoiceCloseCode.AuthenticationFailed, 'Authentication failed');
-    const call = await this.gw.callFor(lobbyId);
+    const call = await this.gw.callFor(grant.lobbyId);
     if (this.closed) return;
     const session = call.join(grant, hashSecret(token));
     this.session = session;
@@ -135,11 +136,13 @@ export class VoiceConnection implements VoiceSocket {
 
   private resume(d: Record<string, unknown>): void {
     if (this.session) return this.close(VoiceCloseCode.AlreadyAuthenticated, 'Already authenticated');
-    const { server_id: lobbyId, session_id: sessionId, token, seq_ack: seqAck } = d;
-    if (typeof lobbyId !== 'string' || typeof sessionId !== 'string' || typeof token !== 'string') return this.close(VoiceCloseCode.DecodeError, 'Invalid resume payload');
-    const call = this.gw.existingCall(lobbyId);
+    const { server_id: serverId, session_id: sessionId, token, seq_ack: seqAck } = d;
+    if (typeof serverId !== 'string' || typeof sessionId !== 'string' || typeof token !== 'string') return this.close(VoiceCloseCode.DecodeError, 'Invalid resume payload');
     const tokenHash = hashSecret(token);
-    const session = call && [...call.sessions.values()].find((s) => s.tokenHash === tokenHash && s.grant.sessionId === sessionId);
+    // The seat is found by its token; server_id must still name its call (lobby, guild or channel).
+    const found = this.gw.sessionByToken(tokenHash, sessionId);
+    const call = found && (found.call.lobbyId === serverId || found.session.grant.guildId === serverId) ? found.call : undefined;
+    const session = call ? found!.session : undefined;
     if (!call || !session) return this.close(VoiceCloseCode.SessionNoLongerValid, 'Session no longer valid');
     const frames = session.replayAfter(typeof seqAck === 'number' ? seqAck : -1);
     if (frames === null) return this.close(VoiceCloseCode.SessionNoLongerValid, 'Missed messages are gone');
@@ -174,6 +177,8 @@ export class VoiceConnection implements VoiceSocket {
     if (typeof mode !== 'string' || !isTransportMode(mode)) return this.close(VoiceCloseCode.UnknownEncryptionMode, 'Unknown encryption mode');
     const participant = call.select(session, mode);
     participant.selfDeaf = this.gw.selfDeaf(call.lobbyId, session.userId);
+    // Without SPEAK in a guild voice channel the relay drops what this participant sends.
+    participant.canSpeak = this.gw.states.canSpeak(call.lobbyId, session.userId);
     session.selectedProtocol = protocol;
     const description: Record<string, unknown> = { mode, secret_key: [...session.secretKey], dave_protocol_version: DAVE_PROTOCOL_VERSION };
     if (protocol === VoiceTransport.WebSocket) {

@@ -55,7 +55,10 @@ export class VoiceGatewayServer {
     states.hasVoiceSession = (lobbyId, userId) => this.calls.get(lobbyId)?.sessions.has(userId) ?? false;
     states.onFlags((lobbyId, userId, state) => {
       const participant = this.calls.get(lobbyId)?.sessions.get(userId)?.participant;
-      if (participant) participant.selfDeaf = state.self_deaf;
+      if (participant) {
+        participant.selfDeaf = state.self_deaf;
+        participant.canSpeak = state.suppress !== true;
+      }
     });
     // Leaving by the main Gateway (op 4 null, lobby left, session ended) ends the voice seat.
     states.onLeave((lobbyId, userId) => {
@@ -109,6 +112,14 @@ export class VoiceGatewayServer {
 
   existingCall(lobbyId: string): VoiceCall | undefined {
     return this.calls.get(lobbyId);
+  }
+
+  /** The voice seat a Resume names by its token (any call: a guild call is keyed by channel, resumed by guild). */
+  sessionByToken(tokenHash: string, sessionId: string): { session: VoiceSession; call: VoiceCall } | undefined {
+    for (const call of this.calls.values()) {
+      for (const session of call.sessions.values()) if (session.tokenHash === tokenHash && session.grant.sessionId === sessionId) return { session, call };
+    }
+    return undefined;
   }
 
   dropIfEmpty(call: VoiceCall): void {
