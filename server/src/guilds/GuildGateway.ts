@@ -20,6 +20,7 @@ const INTENT_OF: Record<string, number> = {
   INVITE_CREATE: Intent.GuildInvites, INVITE_DELETE: Intent.GuildInvites,
   GUILD_EMOJIS_UPDATE: Intent.GuildExpressions,
   VOICE_CHANNEL_STATUS_UPDATE: Intent.Guilds,
+  VOICE_STATE_UPDATE: 1 << 7, // GUILD_VOICE_STATES (guild voice, server/src/voice/)
 };
 
 /** The privileged intents an application's flags allow. */
@@ -117,7 +118,8 @@ export class GuildGateway {
     if (qualifier === 'hidden' && (st.capabilities & CAPABILITY_CHANNEL_OBFUSCATION) === 0) return;
     const need = INTENT_OF[t];
     // GUILD_MEMBER_UPDATE about oneself is sent regardless of intents (protocols.md 1.10).
-    const exempt = qualifier === 'self' && t === 'GUILD_MEMBER_UPDATE';
+    // So is one's own VOICE_STATE_UPDATE: the joining client needs its session_id to connect.
+    const exempt = qualifier === 'self' && (t === 'GUILD_MEMBER_UPDATE' || t === 'VOICE_STATE_UPDATE');
     if (need !== undefined && (st.intents & need) === 0 && !exempt) return;
     session.dispatch(qualifier === '' ? d : { t, json: d.json });
   }
