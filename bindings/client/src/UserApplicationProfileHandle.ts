@@ -4,7 +4,8 @@ import { ExternalIdentityProviderType } from './enums.ts';
 export interface UserApplicationProfileWire {
   provider_type: string;
   provider_id?: string | null;
-  provider_issued_user_id: string;
+  /** Only on the user's own profiles (the platform shows it to nobody else): providerIssuedUserId() reads '' without it. */
+  provider_issued_user_id?: string;
   username?: string | null;
   avatar_hash?: string | null;
   metadata?: string | null;
