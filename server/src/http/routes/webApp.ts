@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Limits } from '@social-layer/protocol';
@@ -106,7 +106,7 @@ export async function webAppRoutes(app: FastifyInstance, ctx: ServerContext): Pr
   const page = async (req: FastifyRequest, reply: FastifyReply) => {
     const me = await currentWebUser(ctx, req);
     if (!me) return reply.redirect(`/login?next=${encodeURIComponent(safeNext(req.raw.url, '/app'))}`, 303);
-    const built = await readFile(join(WEB_DIST, 'app.js')).then(() => true, () => false);
+    const built = await access(join(WEB_DIST, 'app.js')).then(() => true, () => false);
     const headers = reply.header('cache-control', 'no-store').header('x-frame-options', 'DENY').header('referrer-policy', 'same-origin').header('x-content-type-options', 'nosniff');
     if (!built) return headers.code(503).type('text/plain; charset=utf-8').send('The web app is not built: run `npm run build`.');
     const wsOrigin = new URL(ctx.publicWsUrl(req.raw)).origin;
