@@ -11,6 +11,7 @@ import type { Store } from './storage/Store.ts';
 import type { ApplicationService } from './applications/ApplicationService.ts';
 import type { UrlPolicy } from './config/urlPolicy.ts';
 import type { WebhookService } from './webhooks/WebhookService.ts';
+import type { CommerceService } from './commerce/index.ts';
 import type { VoiceStateService } from './voice/VoiceStateService.ts';
 
 /** What route handlers and the Gateway share (accounts and OAuth2 services included). */
@@ -28,6 +29,8 @@ export interface ServerContext extends AccountServices {
   urlPolicy: UrlPolicy;
   /** Webhook event settings (event_webhooks_* fields, verify_key), deliveries, send again (issue 15). */
   webhooks: WebhookService;
+  /** SKUs, entitlements, subscriptions and purchases (issue 14). */
+  commerce: CommerceService;
   /** Null when rate limits are off (benchmarks measuring raw throughput). */
   rateLimiter: RateLimiter | null;
   /** Gateway Identify budgets (GET /gateway/bot); null when rate limits are off. */

@@ -39,6 +39,7 @@ import { GuildGateway } from './guilds/GuildGateway.ts';
 import { guildServicesFor } from './guilds/GuildServices.ts';
 import { startWebhooks, type WebhookOptions } from './webhooks/startWebhooks.ts';
 import type { WebhookService } from './webhooks/WebhookService.ts';
+import { type Clock, CommerceEvents, CommerceService, SubscriptionScheduler, systemClock } from './commerce/index.ts';
 
 /** Concurrent Gateway sockets per client address (issue 9, fix 8): room for a household or a LAN party behind one NAT. */
 const DEFAULT_MAX_GATEWAY_SOCKETS_PER_ADDRESS = 64;
@@ -104,6 +105,8 @@ export interface ServerOptions {
   voiceResumeWindowMs?: number;
   /** Webhook delivery: worker on/off, backoff, lease and poll timings (webhooks/startWebhooks.ts). */
   webhooks?: WebhookOptions;
+  /** Commerce (issue 14): the clock purchases and the subscription scheduler read; the scheduler's interval, or off. */
+  commerce?: { clock?: Clock; schedulerIntervalMs?: number; scheduler?: boolean };
   /**
    * Serve HTTPS/WSS on the listener (config/serverTls.ts): a given certificate, or 'self-signed'
    * (development mode only; production refuses). Default: plain HTTP.
@@ -126,6 +129,10 @@ export interface RunningServer {
   accounts: AccountService;
   /** Webhook event settings (PING-verified URL), recent deliveries and "send again". */
   webhooks: WebhookService;
+  /** SKUs, entitlements, subscriptions and purchases (issue 14). */
+  commerce: CommerceService;
+  /** Renewals and period ends; tests run it by hand with an injected clock. */
+  subscriptionScheduler: SubscriptionScheduler;
   /** The developer-portal settings of an application: redirect URIs, OIDC issuers, parent, approved scopes. */
   configureApplication(applicationId: string, settings: ApplicationSettings): Promise<void>;
   /** The voice gateway, for tests and diagnostics (relay statistics, forwarded payloads). */
@@ -170,8 +177,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const webhooks = await startWebhooks(store, log.child({ scope: 'webhooks' }), options.dev === true, options.webhooks);
   // Before the routes: Get User Voice State reads it; the Gateway's op 4 writes it.
   const voiceStates = new VoiceStateService(store, bus, log.child({ scope: 'voice' }));
+  const commerceClock = options.commerce?.clock ?? systemClock;
+  const commerceEvents = new CommerceEvents(store, bus);
+  const commerce = new CommerceService(store, commerceEvents, commerceClock);
+  const subscriptionScheduler = new SubscriptionScheduler(store, commerce.machine, commerceEvents, commerceClock, log.child({ scope: 'commerce' }), { intervalMs: options.commerce?.schedulerIntervalMs ?? 30_000 });
   const ctx: ServerContext = {
     urlPolicy,
+    commerce,
     webhooks: webhooks.service,
     applications: Object.assign(new ApplicationService(store, urlPolicy), { webhooks: webhooks.service }),
     ...accountServices,
@@ -266,6 +278,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     lobbies.sweepIdle().catch((err) => log.error({ err }, 'idle sweep failed'));
   }, sweepEvery);
   sweeper.unref();
+  // Whatever came due while this node was down is picked up by the first run.
+  if (options.commerce?.scheduler !== false) subscriptionScheduler.start();
 
   let closed = false;
   return {
@@ -277,6 +291,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     applications: ctx.applications,
     accounts: accountServices.accounts,
     webhooks: webhooks.service,
+    commerce,
+    subscriptionScheduler,
     configureApplication: (id, settings) => configureApplication(store, id, settings),
     voice,
     routes: () => routeBudgets(app),
@@ -286,6 +302,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
+      await subscriptionScheduler.stop();
       await webhooks.close();
       await voice.close();
       voiceStates.close();

@@ -24,6 +24,9 @@ import { channelMessageRoutes } from './routes/channelMessages.ts';
 import { applicationRoutes } from './routes/applications.ts';
 import { developerPortalRoutes } from './routes/developerPortal.ts';
 import { webhookDeliveryRoutes } from './routes/webhookDeliveries.ts';
+import { skuRoutes } from './routes/skus.ts';
+import { entitlementRoutes } from './routes/entitlements.ts';
+import { subscriptionRoutes } from './routes/subscriptions.ts';
 import { webAppRoutes } from './routes/webApp.ts';
 import { applicationBudgetHook } from './applicationBudget.ts';
 import { formErrorOf, registerOpenApi, validatorCompiler } from './schemas/index.ts';
@@ -138,6 +141,10 @@ export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Bu
   applicationRoutes(app, ctx);
   developerPortalRoutes(app, ctx);
   webhookDeliveryRoutes(app, ctx);
+  // Commerce (issue 14).
+  skuRoutes(app, ctx);
+  entitlementRoutes(app, ctx);
+  subscriptionRoutes(app, ctx);
   await webAppRoutes(app, ctx);
   return app;
 }

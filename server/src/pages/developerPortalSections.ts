@@ -6,6 +6,8 @@ import { installSection } from './developerPortalInstall.ts';
 import { oauth2Section } from './developerPortalOAuth2.ts';
 import { socialSdkSection } from './developerPortalSocialSdk.ts';
 import { webhooksSection } from './developerPortalWebhooks.ts';
+import { skusSection } from './developerPortalSkus.ts';
+import type { CommerceService } from '../commerce/index.ts';
 
 /**
  * One part of an application's portal page: what it shows and what its form does. A later
@@ -33,9 +35,11 @@ export interface SectionView {
 export interface SectionEnv {
   app: ApplicationWire;
   applications: ApplicationService;
+  /** SKUs (issue 14). */
+  commerce?: CommerceService;
 }
 
 /** A notice to show after saving, or a secret shown this once (never stored in clear). */
 export type SectionOutcome = { notice: string } | { secret: { label: string; value: string } };
 
-export const PORTAL_SECTIONS: readonly PortalSection[] = [generalSection, oauth2Section, botSection, installSection, socialSdkSection, webhooksSection];
+export const PORTAL_SECTIONS: readonly PortalSection[] = [generalSection, oauth2Section, botSection, installSection, socialSdkSection, webhooksSection, skusSection];

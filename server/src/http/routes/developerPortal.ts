@@ -98,7 +98,7 @@ export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext):
     if (!section) return unknownApp(reply);
     const app = await ctx.applications.toWire(row);
     try {
-      const outcome = await section.submit(formOf(req), { app, applications: ctx.applications });
+      const outcome = await section.submit(formOf(req), { app, applications: ctx.applications, commerce: ctx.commerce });
       // A secret is shown in this response only; anything else redirects, so a reload cannot resend it.
       if ('secret' in outcome) {
         return pageHeaders(reply).send(portalAppPage({ app, csrf: me.csrf, origin: ctx.publicHttpUrl(req.raw), stateOf: section.id, state: outcome }));

@@ -1,0 +1,261 @@
+import type { FieldErrorTree } from '@social-layer/protocol';
+import { Errors } from '../http/ApiError.ts';
+import type { Transaction } from 'kysely';
+import type { Database } from '../storage/schema.ts';
+import type { Store } from '../storage/Store.ts';
+import type { EntitlementsTable } from '../storage/commerceSchema.ts';
+import { type Clock, systemClock } from './clock.ts';
+import type { CommerceDispatch, CommerceEvents } from './CommerceEvents.ts';
+import { CommerceErrors } from './errors.ts';
+import { SubscriptionMachine } from './subscriptionMachine.ts';
+import {
+  DEFAULT_BILLING_PERIOD_DAYS,
+  EntitlementType,
+  type EntitlementWire,
+  SkuFlags,
+  SkuType,
+  type SkuWire,
+  type SubscriptionWire,
+  entitlementToWire,
+  skuToWire,
+  subscriptionToWire,
+} from './wire.ts';
+
+export interface CreateSkuInput {
+  name: string;
+  type: 'durable' | 'consumable' | 'subscription';
+  /** Cents. */
+  price: number;
+  /** Subscriptions only; default 30. */
+  billingPeriodDays?: number;
+}
+
+export interface EntitlementQuery {
+  userId?: string;
+  skuIds?: string[];
+  guildId?: string;
+  before?: string;
+  after?: string;
+  limit?: number;
+  excludeEnded?: boolean;
+  excludeDeleted?: boolean;
+}
+
+const TYPE_OF = { durable: SkuType.Durable, consumable: SkuType.Consumable, subscription: SkuType.Subscription } as const;
+
+/**
+ * Commerce rules (issue 14): SKUs, entitlements, subscriptions and purchases. Nothing here knows
+ * HTTP; routes call one method each. A refused request writes nothing: checks come first, and
+ * every change with its webhook event is one transaction; Gateway dispatches follow the commit.
+ */
+export class CommerceService {
+  readonly machine: SubscriptionMachine;
+
+  constructor(
+    private readonly store: Store,
+    private readonly events: CommerceEvents,
+    readonly clock: Clock = systemClock,
+  ) {
+    this.machine = new SubscriptionMachine(store);
+  }
+
+  // --- SKUs ---
+
+  async createSku(applicationId: string, input: CreateSkuInput): Promise<SkuWire> {
+    const errors: FieldErrorTree = {};
+    const add = (field: string, code: string, message: string) => {
+      errors[field] = { _errors: [{ code, message }] };
+    };
+    const name = input.name.trim();
+    if (name.length < 1 || name.length > 100) add('name', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+    if (!(input.type in TYPE_OF)) add('type', 'BASE_TYPE_CHOICES', 'Value must be one of durable, consumable, subscription.');
+    if (!Number.isInteger(input.price) || input.price < 0 || input.price > 10_000_000) add('price', 'NUMBER_TYPE_MAX', 'Price must be a whole number of cents from 0 to 10000000.');
+    const period = input.type === 'subscription' ? (input.billingPeriodDays ?? DEFAULT_BILLING_PERIOD_DAYS) : null;
+    if (period !== null && (!Number.isInteger(period) || period < 1 || period > 366)) add('billing_period_days', 'NUMBER_TYPE_MAX', 'The billing period must be 1 to 366 days.');
+    if (Object.keys(errors).length > 0) throw Errors.invalidForm(errors);
+    if (!(await this.store.applications.get(applicationId))) throw Errors.unknownApplication();
+    const type = TYPE_OF[input.type];
+    let slug = slugify(name);
+    for (let n = 2; await this.store.skus.slugTaken(applicationId, slug); n++) slug = `${slugify(name)}-${n}`;
+    const row = await this.store.skus.create({
+      application_id: applicationId,
+      type,
+      name,
+      slug,
+      flags: SkuFlags.Available | (type === SkuType.Subscription ? SkuFlags.UserSubscription : 0),
+      price: input.price,
+      billing_period_days: period,
+    });
+    return skuToWire(row);
+  }
+
+  async listSkus(applicationId: string): Promise<SkuWire[]> {
+    return (await this.store.skus.ofApplication(applicationId)).map(skuToWire);
+  }
+
+  // --- entitlements ---
+
+  async listEntitlements(applicationId: string, q: EntitlementQuery): Promise<EntitlementWire[]> {
+    const rows = await this.store.entitlements.list(applicationId, {
+      ...(q.userId !== undefined ? { userId: q.userId } : {}),
+      ...(q.skuIds !== undefined ? { skuIds: q.skuIds } : {}),
+      ...(q.guildId !== undefined ? { guildId: q.guildId } : {}),
+      ...(q.before !== undefined ? { before: q.before } : {}),
+      ...(q.after !== undefined ? { after: q.after } : {}),
+      limit: q.limit ?? 100,
+      excludeEnded: q.excludeEnded ?? false,
+      // The public default: deleted entitlements are left out unless asked for.
+      excludeDeleted: q.excludeDeleted ?? true,
+      now: this.clock.now(),
+    });
+    return rows.map(entitlementToWire);
+  }
+
+  async getEntitlement(applicationId: string, id: string): Promise<EntitlementWire> {
+    return entitlementToWire(await this.ownEntitlement(applicationId, id));
+  }
+
+  /** A test entitlement (TEST_MODE_PURCHASE, no start or end) for a user (owner type 2) or a guild (1). */
+  async createTestEntitlement(applicationId: string, input: { skuId: string; ownerId: string; ownerType: 1 | 2 }): Promise<EntitlementWire> {
+    const sku = await this.store.skus.get(input.skuId);
+    if (!sku || sku.application_id !== applicationId) throw CommerceErrors.unknownSku();
+    if (input.ownerType === 2 && !(await this.store.users.get(input.ownerId))) throw CommerceErrors.unknownUser();
+    if (input.ownerType === 1 && !(await this.store.guilds.get(input.ownerId))) throw CommerceErrors.unknownGuild();
+    const now = this.clock.now();
+    return this.commit(async (tx, out) => {
+      const row = await this.store.entitlements.create(
+        tx,
+        {
+          application_id: applicationId,
+          sku_id: sku.id,
+          user_id: input.ownerType === 2 ? input.ownerId : null,
+          guild_id: input.ownerType === 1 ? input.ownerId : null,
+          type: EntitlementType.TestModePurchase,
+          starts_at: null,
+          ends_at: null,
+          test: 1,
+          subscription_id: null,
+        },
+        now,
+      );
+      return this.created(tx, row, out);
+    });
+  }
+
+  async deleteTestEntitlement(applicationId: string, id: string): Promise<void> {
+    const e = await this.ownEntitlement(applicationId, id);
+    if (e.deleted === 1) throw CommerceErrors.unknownEntitlement();
+    if (e.test !== 1) throw CommerceErrors.onlyTestDeletable();
+    await this.commit(async (tx, out) => {
+      if (!(await this.store.entitlements.markDeleted(tx, id))) throw CommerceErrors.unknownEntitlement();
+      out.push({ applicationId, t: 'ENTITLEMENT_DELETE', d: entitlementToWire({ ...e, deleted: 1 }) });
+    });
+  }
+
+  async consume(applicationId: string, id: string): Promise<void> {
+    const e = await this.ownEntitlement(applicationId, id);
+    if (e.deleted === 1) throw CommerceErrors.unknownEntitlement();
+    const sku = await this.store.skus.get(e.sku_id);
+    if (sku?.type !== SkuType.Consumable) throw CommerceErrors.notConsumable();
+    if (e.consumed === 1) throw CommerceErrors.alreadyConsumed();
+    await this.commit(async (tx, out) => {
+      // Two consumes racing: the conditional update lets exactly one through.
+      if (!(await this.store.entitlements.consume(tx, id))) throw CommerceErrors.alreadyConsumed();
+      out.push({ applicationId, t: 'ENTITLEMENT_UPDATE', d: entitlementToWire({ ...e, consumed: 1 }) });
+    });
+  }
+
+  // --- purchases and subscriptions ---
+
+  /**
+   * A completed purchase (the checkout calls this once payment succeeded): a subscription SKU
+   * goes through the state machine; a durable or consumable one grants an entitlement.
+   * `testMode` records TEST_MODE_PURCHASE instead of PURCHASE for one-time SKUs.
+   */
+  async purchase(applicationId: string, userId: string, skuId: string, opts: { testMode?: boolean } = {}): Promise<{ entitlement: EntitlementWire; subscription?: SubscriptionWire }> {
+    const sku = await this.store.skus.get(skuId);
+    if (!sku || sku.application_id !== applicationId) throw CommerceErrors.unknownSku();
+    if ((sku.flags & SkuFlags.Available) === 0 || sku.type === SkuType.SubscriptionGroup) throw CommerceErrors.invalidSku();
+    if (!(await this.store.users.get(userId))) throw CommerceErrors.unknownUser();
+    const now = this.clock.now();
+    return this.commit(async (tx, out) => {
+      const owned = await this.store.entitlements.list(applicationId, { userId, skuIds: [sku.id], limit: 1, excludeDeleted: true, excludeEnded: true, now }, tx);
+      const blocking = owned.filter((e) => sku.type !== SkuType.Consumable || e.consumed === 0);
+      if (blocking.length > 0) throw CommerceErrors.alreadyGranted();
+      if (sku.type === SkuType.Subscription) {
+        const r = (await this.machine.transition(tx, null, { kind: 'purchase', applicationId, userId, sku }, now))!;
+        out.push(...r.dispatches);
+        const [e] = await this.store.entitlements.ofSubscription(r.subscription.id, tx);
+        return { entitlement: entitlementToWire(e!), subscription: subscriptionToWire(r.subscription, [e!.id]) };
+      }
+      const row = await this.store.entitlements.create(
+        tx,
+        { application_id: applicationId, sku_id: sku.id, user_id: userId, guild_id: null, type: opts.testMode ? EntitlementType.TestModePurchase : EntitlementType.Purchase, starts_at: now, ends_at: null, test: 0, subscription_id: null },
+        now,
+      );
+      return { entitlement: await this.created(tx, row, out) };
+    });
+  }
+
+  /** The user cancels: ENDING until the period runs out (the scheduler then ends it). */
+  async cancelSubscription(userId: string, subscriptionId: string): Promise<SubscriptionWire> {
+    const s = await this.store.subscriptions.get(subscriptionId);
+    if (!s || s.user_id !== userId) throw CommerceErrors.unknownSubscription();
+    return this.commit(async (tx, out) => {
+      const current = await this.store.subscriptions.claim(tx, subscriptionId);
+      const r = current ? await this.machine.transition(tx, current, { kind: 'cancel' }, this.clock.now()) : null;
+      if (!r) throw CommerceErrors.notActive();
+      out.push(...r.dispatches);
+      return subscriptionToWire(r.subscription, (await this.store.entitlements.ofSubscription(subscriptionId, tx)).map((e) => e.id));
+    });
+  }
+
+  async listSubscriptions(applicationId: string, skuId: string, q: { userId?: string; before?: string; after?: string; limit?: number }): Promise<SubscriptionWire[]> {
+    await this.ownSku(applicationId, skuId);
+    const rows = await this.store.subscriptions.list(skuId, { ...q, limit: q.limit ?? 50 });
+    return Promise.all(rows.map(async (s) => subscriptionToWire(s, (await this.store.entitlements.ofSubscription(s.id)).map((e) => e.id))));
+  }
+
+  async getSubscription(applicationId: string, skuId: string, id: string): Promise<SubscriptionWire> {
+    await this.ownSku(applicationId, skuId);
+    const s = await this.store.subscriptions.get(id);
+    if (!s || s.sku_id !== skuId) throw CommerceErrors.unknownSubscription();
+    return subscriptionToWire(s, (await this.store.entitlements.ofSubscription(s.id)).map((e) => e.id));
+  }
+
+  /** Runs `fn` in one transaction and publishes what it collected once it committed. */
+  async commit<T>(fn: (tx: Transaction<Database>, out: CommerceDispatch[]) => Promise<T>): Promise<T> {
+    const out: CommerceDispatch[] = [];
+    const result = await this.store.database.db.transaction().execute((tx) => fn(tx, out));
+    await this.events.publish(out);
+    return result;
+  }
+
+  private async created(tx: Transaction<Database>, row: EntitlementsTable, out: CommerceDispatch[]): Promise<EntitlementWire> {
+    const wire = entitlementToWire(row);
+    await this.store.webhookEvents.record(tx, row.application_id, 'ENTITLEMENT_CREATE', wire);
+    out.push({ applicationId: row.application_id, t: 'ENTITLEMENT_CREATE', d: wire });
+    return wire;
+  }
+
+  private async ownEntitlement(applicationId: string, id: string): Promise<EntitlementsTable> {
+    const e = await this.store.entitlements.get(id);
+    if (!e || e.application_id !== applicationId) throw CommerceErrors.unknownEntitlement();
+    return e;
+  }
+
+  private async ownSku(applicationId: string, skuId: string): Promise<void> {
+    const sku = await this.store.skus.get(skuId);
+    if (!sku || sku.application_id !== applicationId) throw CommerceErrors.unknownSku();
+  }
+}
+
+function slugify(name: string): string {
+  const s = name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100);
+  return s || 'sku';
+}

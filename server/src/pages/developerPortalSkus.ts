@@ -1,0 +1,61 @@
+import type { SkuWire } from '../commerce/index.ts';
+import { type Html, hidden, html, page } from './html.ts';
+import type { PortalSection } from './developerPortalSections.ts';
+import { formText, sectionErrors } from './developerPortalParts.ts';
+
+const TYPE_TEXT: Record<number, string> = { 2: 'Durable', 3: 'Consumable', 5: 'Subscription', 6: 'Subscription group' };
+
+/**
+ * SKUs (issue 14): create one (name, type, price in cents, billing period for subscriptions);
+ * the list of the application's SKUs is its own page (`/developers/applications/:id/skus`),
+ * because a section renders from the application object alone.
+ */
+export const skusSection: PortalSection = {
+  id: 'skus',
+  title: 'SKUs',
+  render: ({ app, csrf, errors }) => html`${sectionErrors(errors)}
+<p class="small muted">What the game sells. Bots read them with <code>GET /applications/${app.id}/skus</code>.</p>
+<form method="post" action="/developers/applications/${app.id}/skus">
+${hidden({ csrf })}
+<label for="sku-name">Name</label>
+<input type="text" id="sku-name" name="name" maxlength="100" required>
+<label for="sku-type">Type</label>
+<select id="sku-type" name="type"><option value="durable">Durable</option><option value="consumable">Consumable</option><option value="subscription">Subscription</option></select>
+<label for="sku-price">Price (cents)</label>
+<input type="number" id="sku-price" name="price" min="0" max="10000000" step="1" value="0" required>
+<label for="sku-period">Billing period in days (subscriptions)</label>
+<input type="number" id="sku-period" name="billing_period_days" min="1" max="366" step="1" value="30">
+<div class="actions"><button type="submit" id="create-sku">Create SKU</button> <a href="/developers/applications/${app.id}/skus" id="sku-list">All SKUs</a></div>
+</form>`,
+  async submit(form, { app, commerce }) {
+    if (!commerce) throw new Error('commerce is not configured on this server');
+    const type = formText(form, 'type', 20) ?? '';
+    const sku = await commerce.createSku(app.id, {
+      name: formText(form, 'name', 200) ?? '',
+      type: type as 'durable',
+      price: toInt(formText(form, 'price', 12)),
+      ...(type === 'subscription' ? { billingPeriodDays: toInt(formText(form, 'billing_period_days', 6)) } : {}),
+    });
+    return { notice: `SKU ${sku.name} created (${sku.id}).` };
+  },
+};
+
+function toInt(v: string | undefined): number {
+  return v !== undefined && /^\d{1,9}$/.test(v.trim()) ? Number(v.trim()) : Number.NaN;
+}
+
+/** The application's SKUs as a table. */
+export function skuListPage(o: { app: { id: string; name: string }; skus: SkuWire[] }): string {
+  const row = (s: SkuWire): Html => html`<tr data-sku-id="${s.id}"><td><code class="small">${s.id}</code></td><td>${s.name}</td><td><code class="small">${s.slug}</code></td>
+<td>${TYPE_TEXT[s.type] ?? String(s.type)}</td><td>${(s.price / 100).toFixed(2)}</td><td>${s.billing_period_days === undefined ? '' : `${s.billing_period_days} days`}</td></tr>`;
+  return page(
+    `${o.app.name}: SKUs`,
+    html`<nav class="portal-nav"><a href="/developers/applications/${o.app.id}#skus">Back to ${o.app.name}</a></nav>
+<h1>SKUs</h1>
+${o.skus.length === 0
+  ? html`<p class="muted" id="no-skus">No SKUs yet.</p>`
+  : html`<table id="skus"><thead><tr><th>ID</th><th>Name</th><th>Slug</th><th>Type</th><th>Price</th><th>Billing period</th></tr></thead>
+<tbody>${o.skus.map(row)}</tbody></table>`}`,
+    { wide: true, stylesheets: ['/assets/developers.css'] },
+  );
+}
