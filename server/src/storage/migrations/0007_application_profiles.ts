@@ -29,5 +29,7 @@ export const m0007_application_profiles: Migration = {
         fk.onDelete('cascade'),
       )
       .execute();
+    // Profiles are read by user (READY, /users/@me), through the identity's user_id, which had no index.
+    await db.schema.createIndex('external_identities_user').on('external_identities').columns(['user_id', 'application_id']).execute();
   },
 };
