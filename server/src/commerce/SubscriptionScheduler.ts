@@ -40,12 +40,15 @@ export class SubscriptionScheduler {
     private readonly options: SchedulerOptions = {},
   ) {}
 
+  /** Runs at once (whatever came due while the node was down), then every interval. */
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
+    const run = () => {
       this.tick().catch((err: unknown) => this.log?.error({ err }, 'subscription scheduler run failed'));
-    }, this.options.intervalMs ?? 30_000);
+    };
+    this.timer = setInterval(run, this.options.intervalMs ?? 30_000);
     this.timer.unref();
+    run();
   }
 
   async stop(): Promise<void> {
