@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { RunningServer } from '@social-layer/server';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ensureCoreWasmBuilt } from './chromium.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { ensureCoreWasmBuilt, launchChromium } from './chromium.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
 export const RESULTS_DIR = join(REPO_ROOT, 'test-results');
@@ -110,4 +111,64 @@ export async function waitReady(page: Page, errors: readonly string[]): Promise<
     const hook = (window as unknown as { __socialLayerSample: AnyHook }).__socialLayerSample;
     return { userId: hook.userId!, lobbyId: hook.lobbyId!, secret: hook.secret!, displayName: hook.client?.getCurrentUserV2()?.displayName ?? '' };
   });
+}
+
+/**
+ * A sample suite's fixtures in one call at a test file's top level: builds and serves `samples`
+ * before the tests (and launches Chromium with `chromiumArgs`), closes everything after. Players
+ * opened through it share one error list, which a test expects empty at its end.
+ */
+export function sampleSuite(samples: readonly string[], appName: string, chromiumArgs: readonly string[] = []) {
+  let running: SampleServer | undefined;
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  const errors: string[] = [];
+  beforeAll(async () => {
+    running = await startSampleServer(samples, appName);
+    browser = await launchChromium(chromiumArgs);
+  }, 180_000);
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => {});
+    await browser?.close();
+    await running?.close();
+  });
+  return {
+    errors,
+    get server(): RunningServer {
+      return running!.server;
+    },
+    get applicationId(): string {
+      return running!.applicationId;
+    },
+    get browser(): Browser {
+      return browser!;
+    },
+    url: (sample = samples[0]!) => running!.url(sample),
+    async open(name: string, url: string, viewport?: { width: number; height: number }): Promise<Player> {
+      const player = await openPlayer(browser!, name, url, errors, viewport);
+      contexts.push(player.context);
+      return player;
+    },
+    ready: (page: Page) => waitReady(page, errors),
+  };
+}
+
+type Hook = { avatarPosition(id: string): unknown; worldToClient(x: number, y: number): { x: number; y: number } | undefined };
+
+/** A member's row in the overlay's member list. */
+export const memberRow = (page: Page, userId: string) => page.locator(`.sl-members .sl-member[data-user-id="${userId}"]`);
+
+/** Where the sample draws a member's avatar, in world units (null: not drawn). */
+export function avatarPosition(page: Page, userId: string): Promise<{ x: number; y: number } | null> {
+  return page.evaluate(
+    (id) => ((window as unknown as { __socialLayerSample: Hook }).__socialLayerSample.avatarPosition(id) ?? null) as { x: number; y: number } | null,
+    userId,
+  );
+}
+
+/** Clicks where a world position is drawn (the engine maps the click back to the world). */
+export async function clickWorld(page: Page, x: number, y: number): Promise<void> {
+  const point = await page.evaluate(([wx, wy]) => (window as unknown as { __socialLayerSample: Hook }).__socialLayerSample.worldToClient(wx, wy), [x, y] as const);
+  if (!point) throw new Error('the sample has nothing to click');
+  await page.mouse.click(point.x, point.y);
 }

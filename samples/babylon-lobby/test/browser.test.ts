@@ -8,127 +8,31 @@
  *
  * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { launchChromium, ensureCoreWasmBuilt, WEBGL_ARGS, FAKE_MEDIA_ARGS } from '../../../tools/testing/chromium.ts';
-import type { RunningServer } from '@social-layer/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../build.mjs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { FAKE_MEDIA_ARGS, WEBGL_ARGS } from '../../../tools/testing/chromium.ts';
+import { avatarPosition, clickWorld, memberRow, RESULTS_DIR, sampleSuite } from '../../../tools/testing/sampleServer.ts';
 import type { SampleHook } from '../src/main.ts';
 
 /** The page's window as this sample sees it (each sample has its own hook shape). */
 type SampleWindow = { __socialLayerSample: SampleHook | undefined };
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = resolve(here, '../../..');
-const resultsDir = join(repoRoot, 'test-results');
-
-interface HookInfo {
-  userId: string;
-  lobbyId: string;
-  secret: string;
-  displayName: string;
-}
-
-let server: RunningServer;
-let dataDir: string;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const pageErrors: string[] = [];
-
-
-async function openPlayer(name: string, url: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(`${name}: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(`${name} console: ${message.text()} (${message.location().url})`);
-  });
-  page.on('response', (response) => {
-    if (response.status() >= 400) pageErrors.push(`${name} HTTP ${response.status()} ${response.url()}`);
-  });
-  await page.goto(url);
-  return { context, page };
-}
-
-/** Waits for the sample to be in its lobby with the scene rendering, and returns who it is. */
-async function waitReady(page: Page): Promise<HookInfo> {
-  try {
-    await page.waitForFunction(() => (window as unknown as SampleWindow).__socialLayerSample !== undefined, undefined, {
-      timeout: 45_000,
-    });
-    await page.evaluate(() => (window as unknown as SampleWindow).__socialLayerSample!.ready);
-  } catch (error) {
-    // What the page said is usually the real cause (a bundle that threw, no WebGL, a failed request).
-    throw new Error(`the sample did not get ready: ${String(error)}\npage errors:\n${pageErrors.join('\n')}`);
-  }
-  return page.evaluate(() => {
-    const hook = (window as unknown as SampleWindow).__socialLayerSample!;
-    return {
-      userId: hook.userId as string,
-      lobbyId: hook.lobbyId as string,
-      secret: hook.secret as string,
-      displayName: hook.client?.getCurrentUserV2()?.displayName ?? '',
-    };
-  });
-}
-
-function memberRow(page: Page, userId: string) {
-  return page.locator(`.sl-members .sl-member[data-user-id="${userId}"]`);
-}
-
-async function avatarPosition(page: Page, userId: string) {
-  return page.evaluate((id) => (window as unknown as SampleWindow).__socialLayerSample!.avatarPosition(id) ?? null, userId);
-}
-
-/** Clicks where a world position is drawn on the ground: the scene picks the ground there. */
-async function clickWorld(page: Page, x: number, y: number): Promise<void> {
-  const point = await page.evaluate(
-    ([wx, wy]) => (window as unknown as SampleWindow).__socialLayerSample!.worldToClient(wx, wy),
-    [x, y] as const,
-  );
-  if (!point) throw new Error('the sample has no scene to click');
-  await page.mouse.click(point.x, point.y);
-}
-
-beforeAll(async () => {
-  ensureCoreWasmBuilt();
-  await mkdir(resultsDir, { recursive: true });
-  dataDir = await mkdtemp(join(tmpdir(), 'babylon-lobby-'));
-  // A fresh build of the current sources into the temp folder, served from there: the repo's
-  // dist/ stays untouched for other suites that may be serving it at the same time.
-  const samplesDir = join(dataDir, 'samples');
-  await build({ outdir: join(samplesDir, 'babylon-lobby', 'dist') });
-  const { startServer } = await import('@social-layer/server');
-  server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, samplesDir, logLevel: 'warn' });
-  await server.createApplication({ name: 'Babylon lobby test' });
-  browser = await launchChromium([...WEBGL_ARGS, ...FAKE_MEDIA_ARGS]);
-}, 180_000);
-
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => {});
-  await browser?.close();
-  await server?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
+const t = sampleSuite(['babylon-lobby'], 'Babylon lobby test', [...WEBGL_ARGS, ...FAKE_MEDIA_ARGS]);
 
 describe('babylon-lobby sample in Chromium', () => {
   it('two players meet, see each other, chat, and a click on the ground moves an avatar for both', async () => {
-    const base = `${server.url}/games/babylon-lobby/`;
+    const base = `${t.server.url}/games/babylon-lobby/`;
 
     // Player A opens the bare URL: the sample makes a lobby secret and puts it in the URL.
-    const a = await openPlayer('A', base);
-    const infoA = await waitReady(a.page);
+    const a = await t.open('A', base);
+    const infoA = await t.ready(a.page);
     expect(infoA.userId).toMatch(/^\d+$/);
     expect(new URL(a.page.url()).searchParams.get('lobby')).toBe(infoA.secret);
 
     // Player B follows the invite link (the address bar).
-    const b = await openPlayer('B', a.page.url());
-    const infoB = await waitReady(b.page);
+    const b = await t.open('B', a.page.url());
+    const infoB = await t.ready(b.page);
     expect(infoB.userId).not.toBe(infoA.userId);
     expect(infoB.lobbyId).toBe(infoA.lobbyId);
 
@@ -165,19 +69,19 @@ describe('babylon-lobby sample in Chromium', () => {
     const settled = await avatarPosition(a.page, infoA.userId);
     await expect.poll(() => avatarPosition(b.page, infoA.userId), { timeout: 20_000 }).toEqual(settled);
 
-    await a.page.screenshot({ path: join(resultsDir, 'babylon-lobby-player-a.png') });
-    await b.page.screenshot({ path: join(resultsDir, 'babylon-lobby-player-b.png') });
-    expect(pageErrors).toEqual([]);
+    await a.page.screenshot({ path: join(RESULTS_DIR, 'babylon-lobby-player-a.png') });
+    await b.page.screenshot({ path: join(RESULTS_DIR, 'babylon-lobby-player-b.png') });
+    expect(t.errors).toEqual([]);
     // Software WebGL in four pages at once would starve the voice test of CPU.
     await a.context.close();
     await b.context.close();
   }, 120_000);
 
   it('push-to-talk on V is heard on the other page, with the speaking ring', async () => {
-    const a = await openPlayer('Talker', `${server.url}/games/babylon-lobby/`);
-    const infoA = await waitReady(a.page);
-    const b = await openPlayer('Listener', a.page.url());
-    await waitReady(b.page);
+    const a = await t.open('Talker', `${t.server.url}/games/babylon-lobby/`);
+    const infoA = await t.ready(a.page);
+    const b = await t.open('Listener', a.page.url());
+    await t.ready(b.page);
     const callState = (page: Page) =>
       page.evaluate(() => {
         const call = (window as unknown as SampleWindow).__socialLayerSample!.voice?.call;
@@ -202,13 +106,13 @@ describe('babylon-lobby sample in Chromium', () => {
       .poll(async () => (loudest = Math.max(loudest, (await callState(b.page))!.level)), { timeout: 30_000, interval: 50 })
       .toBeGreaterThan(0.01);
     await expect.poll(() => ringShown(b.page, infoA.userId), { timeout: 10_000 }).toBe(true);
-    await b.page.screenshot({ path: join(resultsDir, 'babylon-lobby-voice-listener.png') });
+    await b.page.screenshot({ path: join(RESULTS_DIR, 'babylon-lobby-voice-listener.png') });
 
     // Released: the ring goes off once the frames already captured have played out (seconds,
     // on two busy cores rendering WebGL in software).
     await a.page.keyboard.up('v');
     expect(await a.page.evaluate(() => (window as unknown as SampleWindow).__socialLayerSample!.voice?.call?.getPTTActive())).toBe(false);
     await expect.poll(() => ringShown(b.page, infoA.userId), { timeout: 20_000 }).toBe(false);
-    expect(pageErrors).toEqual([]);
+    expect(t.errors).toEqual([]);
   }, 120_000);
 });

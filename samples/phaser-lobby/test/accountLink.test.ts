@@ -8,34 +8,18 @@
  * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
  */
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../../tools/testing/chromium.ts';
-import { openPlayer, RESULTS_DIR, startSampleServer, waitReady, watchErrors, type Player, type SampleServer } from '../../../tools/testing/sampleServer.ts';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RESULTS_DIR, sampleSuite, watchErrors } from '../../../tools/testing/sampleServer.ts';
 
-let samples: SampleServer;
-let browser: Browser;
-const players: Player[] = [];
-const errors: string[] = [];
+const t = sampleSuite(['phaser-lobby'], 'Account link test');
+const errors = t.errors;
+const open = (name: string, url: string) => t.open(name, url);
 
 beforeAll(async () => {
-  samples = await startSampleServer(['phaser-lobby'], 'Account link test');
   // The authorize popup comes back to the game's page (the browser default redirect URI).
-  await samples.server.configureApplication(samples.applicationId, { redirectUris: [samples.url('phaser-lobby')], publicClient: true });
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  for (const player of players) await player.context.close().catch(() => {});
-  await browser?.close();
-  await samples?.close();
+  await t.server.configureApplication(t.applicationId, { redirectUris: [t.url()], publicClient: true });
 });
-
-async function open(name: string, url: string): Promise<Player> {
-  const player = await openPlayer(browser, name, url, errors);
-  players.push(player);
-  return player;
-}
 
 const me = (page: Page) =>
   page.evaluate(() => {
@@ -47,10 +31,10 @@ const friendRow = (page: Page, userId: string) => page.locator(`.sl-friends .sl-
 
 describe('account linking in the Phaser sample', () => {
   it('a guest with a friend and chat history signs up in the popup and keeps both', async () => {
-    const guest = await open('Guest', samples.url('phaser-lobby'));
-    const before = await waitReady(guest.page, errors);
+    const guest = await open('Guest', t.url());
+    const before = await t.ready(guest.page);
     const friend = await open('Friend', guest.page.url());
-    const friendInfo = await waitReady(friend.page, errors);
+    const friendInfo = await t.ready(friend.page);
     const guestUser = (await me(guest.page))!;
     expect(guestUser.provisional).toBe(true);
 
@@ -80,7 +64,7 @@ describe('account linking in the Phaser sample', () => {
 
     // The page reloads signed in as the full account, in the same lobby.
     await expect.poll(() => me(guest.page).catch(() => null).then((u) => u?.provisional), { timeout: 30_000 }).toBe(false);
-    const after = await waitReady(guest.page, errors);
+    const after = await t.ready(guest.page);
     const linked = (await me(guest.page))!;
     expect(linked.username).toBe(login);
     expect(linked.displayName).toBe(guestUser.displayName);
@@ -98,7 +82,7 @@ describe('account linking in the Phaser sample', () => {
 
     // The friend sees the same person: a friend by the same name, in the lobby.
     await friend.page.reload();
-    await waitReady(friend.page, errors);
+    await t.ready(friend.page);
     await friendRow(friend.page, linked.id).waitFor({ timeout: 20_000 });
     expect(await friendRow(friend.page, linked.id).locator('.sl-friend-name').textContent()).toBe(guestUser.displayName);
     expect(await friendRow(friend.page, guestUser.id).count()).toBe(0);
@@ -106,7 +90,7 @@ describe('account linking in the Phaser sample', () => {
 
     // And it sticks: a reload signs in with the kept refresh token, not as a guest.
     await guest.page.reload();
-    await waitReady(guest.page, errors);
+    await t.ready(guest.page);
     expect((await me(guest.page))!).toMatchObject({ id: linked.id, provisional: false });
     // The platform's own sign-in pages have no favicon (the browser asks for /favicon.ico): not
     // the game's error, and the only one allowed.

@@ -5,129 +5,35 @@
  *
  * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { launchChromium, ensureCoreWasmBuilt } from '../../../tools/testing/chromium.ts';
-import type { RunningServer } from '@social-layer/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../build.mjs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { avatarPosition, clickWorld, memberRow, RESULTS_DIR, sampleSuite } from '../../../tools/testing/sampleServer.ts';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = resolve(here, '../../..');
-const resultsDir = join(repoRoot, 'test-results');
-
-/** Fields of window.__socialLayerSample that survive serialization out of the page. */
-interface HookInfo {
-  userId: string;
-  lobbyId: string;
-  secret: string;
-  displayName: string;
-}
-
-let server: RunningServer;
-let applicationId: string;
-let dataDir: string;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const pageErrors: string[] = [];
-
-
-async function openPlayer(name: string, url: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(`${name}: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(`${name} console: ${message.text()} (${message.location().url})`);
-  });
-  page.on('response', (response) => {
-    if (response.status() >= 400) pageErrors.push(`${name} HTTP ${response.status()} ${response.url()}`);
-  });
-  await page.goto(url);
-  return { context, page };
-}
-
-/** Waits for the sample to be in its lobby and returns who it is. */
-async function waitReady(page: Page): Promise<HookInfo> {
-  try {
-    await page.waitForFunction(() => window.__socialLayerSample !== undefined, undefined, { timeout: 45_000 });
-    await page.evaluate(() => window.__socialLayerSample.ready);
-  } catch (error) {
-    // What the page said is usually the real cause (a bundle that threw, a failed request).
-    throw new Error(`the sample did not get ready: ${String(error)}\npage errors:\n${pageErrors.join('\n')}`);
-  }
-  return page.evaluate(() => {
-    const hook = window.__socialLayerSample;
-    return {
-      userId: hook.userId as string,
-      lobbyId: hook.lobbyId as string,
-      secret: hook.secret as string,
-      displayName: hook.client?.getCurrentUserV2()?.displayName ?? '',
-    };
-  });
-}
-
-function memberRow(page: Page, userId: string) {
-  return page.locator(`.sl-members .sl-member[data-user-id="${userId}"]`);
-}
-
-async function avatarPosition(page: Page, userId: string) {
-  return page.evaluate((id) => window.__socialLayerSample.avatarPosition(id) ?? null, userId);
-}
-
-async function clickWorld(page: Page, x: number, y: number): Promise<void> {
-  const point = await page.evaluate(([wx, wy]) => window.__socialLayerSample.worldToClient(wx, wy), [x, y] as const);
-  if (!point) throw new Error('the sample has no canvas to click');
-  await page.mouse.click(point.x, point.y);
-}
-
-beforeAll(async () => {
-  ensureCoreWasmBuilt();
-  await mkdir(resultsDir, { recursive: true });
-  dataDir = await mkdtemp(join(tmpdir(), 'phaser-lobby-'));
-  // A fresh build of the current sources into the temp folder, served from there: the repo's
-  // dist/ stays untouched for other suites that may be serving it at the same time.
-  const samplesDir = join(dataDir, 'samples');
-  await build({ outdir: join(samplesDir, 'phaser-lobby', 'dist') });
-  const { startServer } = await import('@social-layer/server');
-  server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, samplesDir, logLevel: 'warn' });
-  // /games/config.json names the server's first application.
-  applicationId = (await server.createApplication({ name: 'Phaser lobby test' })).id;
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => {});
-  await browser?.close();
-  await server?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
+const t = sampleSuite(['phaser-lobby'], 'Phaser lobby test');
 
 describe('phaser-lobby sample in Chromium', () => {
   it('serves a config that names an application', async () => {
-    const response = await fetch(`${server.url}/games/config.json`);
+    const response = await fetch(`${t.server.url}/games/config.json`);
     expect(response.status).toBe(200);
     const config = (await response.json()) as { applicationId?: unknown; apiBase?: unknown };
-    expect(config.applicationId).toBe(applicationId);
-    expect(config.apiBase).toBe(server.url);
+    expect(config.applicationId).toBe(t.applicationId);
+    expect(config.apiBase).toBe(t.server.url);
   });
 
   it('two players meet, chat, move; a reload brings the same account and history back; rename and leave show', async () => {
-    const base = `${server.url}/games/phaser-lobby/`;
+    const base = `${t.server.url}/games/phaser-lobby/`;
 
     // Player A opens the bare URL: the sample makes a lobby secret and puts it in the URL.
-    const a = await openPlayer('A', base);
-    const infoA = await waitReady(a.page);
+    const a = await t.open('A', base);
+    const infoA = await t.ready(a.page);
     expect(infoA.userId).toMatch(/^\d+$/);
     expect(new URL(a.page.url()).searchParams.get('lobby')).toBe(infoA.secret);
     const inviteUrl = a.page.url();
 
     // Player B follows the invite link.
-    const b = await openPlayer('B', inviteUrl);
-    const infoB = await waitReady(b.page);
+    const b = await t.open('B', inviteUrl);
+    const infoB = await t.ready(b.page);
     expect(infoB.userId).not.toBe(infoA.userId);
     expect(infoB.lobbyId).toBe(infoA.lobbyId);
     expect(infoA.displayName).not.toBe('');
@@ -168,8 +74,8 @@ describe('phaser-lobby sample in Chromium', () => {
     await expect.poll(() => avatarPosition(a.page, infoA.userId), { timeout: 20_000 }).toEqual(target);
     await expect.poll(() => avatarPosition(b.page, infoA.userId), { timeout: 20_000 }).toEqual(target);
 
-    await a.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-a.png') });
-    await b.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-b.png') });
+    await a.page.screenshot({ path: join(RESULTS_DIR, 'phaser-lobby-player-a.png') });
+    await b.page.screenshot({ path: join(RESULTS_DIR, 'phaser-lobby-player-b.png') });
 
     // B reloads: same guest account (device ID in localStorage), same lobby (secret in the URL),
     // the chat history is back and A's avatar stands where it moved to. B never clicked, and is
@@ -177,7 +83,7 @@ describe('phaser-lobby sample in Chromium', () => {
     const bSpot = await avatarPosition(b.page, infoB.userId);
     expect(bSpot).not.toBeNull();
     await b.page.reload();
-    const infoB2 = await waitReady(b.page);
+    const infoB2 = await t.ready(b.page);
     expect(infoB2.userId).toBe(infoB.userId);
     expect(infoB2.lobbyId).toBe(infoB.lobbyId);
     expect(infoB2.displayName).toBe(infoB.displayName);
@@ -188,7 +94,7 @@ describe('phaser-lobby sample in Chromium', () => {
     await expect.poll(() => memberRow(a.page, infoB.userId).getAttribute('data-connected'), { timeout: 20_000 }).toBe(
       'true',
     );
-    await b.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-b-reloaded.png') });
+    await b.page.screenshot({ path: join(RESULTS_DIR, 'phaser-lobby-player-b-reloaded.png') });
 
     // A picks a new name in the page header; B's member list and chat author labels follow.
     await a.page.locator('.sl-bar-name-input').fill('Captain A');
@@ -205,19 +111,19 @@ describe('phaser-lobby sample in Chromium', () => {
     await expect
       .poll(() => memberRow(a.page, infoB.userId).getAttribute('data-connected'), { timeout: 20_000 })
       .toBe('false');
-    await a.page.screenshot({ path: join(resultsDir, 'phaser-lobby-player-a-after-b-left.png') });
+    await a.page.screenshot({ path: join(RESULTS_DIR, 'phaser-lobby-player-a-after-b-left.png') });
 
-    expect(pageErrors).toEqual([]);
+    expect(t.errors).toEqual([]);
   }, 240_000);
 
   it('friends panel with presence, an invite accepted from the toast, and an invite opened by its deep link', async () => {
-    const base = `${server.url}/games/phaser-lobby/`;
-    const host = await openPlayer('Host', base);
-    const hostInfo = await waitReady(host.page);
-    const friend = await openPlayer('Friend', base);
-    const friendInfo = await waitReady(friend.page);
-    const linked = await openPlayer('Linked', base);
-    const linkedInfo = await waitReady(linked.page);
+    const base = `${t.server.url}/games/phaser-lobby/`;
+    const host = await t.open('Host', base);
+    const hostInfo = await t.ready(host.page);
+    const friend = await t.open('Friend', base);
+    const friendInfo = await t.ready(friend.page);
+    const linked = await t.open('Linked', base);
+    const linkedInfo = await t.ready(linked.page);
     expect(new Set([hostInfo.lobbyId, friendInfo.lobbyId, linkedInfo.lobbyId]).size).toBe(3);
     const username = (page: Page) => page.evaluate(() => window.__socialLayerSample.client!.getCurrentUserV2()!.username);
     const friendRow = (page: Page, userId: string) => page.locator(`.sl-friends .sl-friend[data-user-id="${userId}"]`);
@@ -241,17 +147,17 @@ describe('phaser-lobby sample in Chromium', () => {
       await expect.poll(() => row.locator('.sl-friend-activity').textContent(), { timeout: 20_000 }).toContain('In the lobby');
       expect(await row.locator('.sl-friend-name').textContent()).toBe(other.displayName);
     }
-    await host.page.screenshot({ path: join(resultsDir, 'phaser-lobby-friends-panel.png') });
+    await host.page.screenshot({ path: join(RESULTS_DIR, 'phaser-lobby-friends-panel.png') });
 
     // The host invites the friend; the toast shows; Accept takes the friend into the host's lobby.
     await friendRow(host.page, friendInfo.userId).locator('.sl-friend-invite').click();
     const toast = friend.page.locator(`.sl-toast[data-sender-id="${hostInfo.userId}"]`);
     await toast.waitFor({ timeout: 20_000 });
     expect(await toast.locator('.sl-toast-title').textContent()).toBe(`${hostInfo.displayName} invites you to play`);
-    await friend.page.screenshot({ path: join(resultsDir, 'phaser-lobby-invite-toast.png') });
+    await friend.page.screenshot({ path: join(RESULTS_DIR, 'phaser-lobby-invite-toast.png') });
     await toast.locator('.sl-toast-accept').click();
     await friend.page.waitForURL((url) => url.searchParams.get('lobby') === hostInfo.secret, { timeout: 20_000 });
-    const joined = await waitReady(friend.page);
+    const joined = await t.ready(friend.page);
     expect(joined.lobbyId).toBe(hostInfo.lobbyId);
     expect(joined.userId).toBe(friendInfo.userId);
     await expect.poll(() => memberRow(host.page, friendInfo.userId).getAttribute('data-connected'), { timeout: 20_000 }).toBe('true');
@@ -267,16 +173,16 @@ describe('phaser-lobby sample in Chromium', () => {
     const link = await linkedToast.getAttribute('data-invite-url');
     expect(link).toMatch(new RegExp(`^${base.replace(/[.?]/g, '\\$&')}\\?invite=\\d+$`));
     const tab = await linked.context.newPage();
-    tab.on('pageerror', (error) => pageErrors.push(`Linked tab: ${error.message}`));
+    tab.on('pageerror', (error) => t.errors.push(`Linked tab: ${error.message}`));
     await tab.goto(link!);
-    const viaLink = await waitReady(tab);
+    const viaLink = await t.ready(tab);
     expect(viaLink.userId).toBe(linkedInfo.userId);
     expect(viaLink.lobbyId).toBe(hostInfo.lobbyId);
     expect(new URL(tab.url()).searchParams.get('lobby')).toBe(hostInfo.secret);
     await expect.poll(() => memberRow(host.page, linkedInfo.userId).getAttribute('data-connected'), { timeout: 20_000 }).toBe('true');
-    await tab.screenshot({ path: join(resultsDir, 'phaser-lobby-deep-link.png') });
-    await host.page.screenshot({ path: join(resultsDir, 'phaser-lobby-host-after-invites.png') });
+    await tab.screenshot({ path: join(RESULTS_DIR, 'phaser-lobby-deep-link.png') });
+    await host.page.screenshot({ path: join(RESULTS_DIR, 'phaser-lobby-host-after-invites.png') });
 
-    expect(pageErrors).toEqual([]);
+    expect(t.errors).toEqual([]);
   }, 240_000);
 });

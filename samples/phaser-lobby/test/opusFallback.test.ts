@@ -7,24 +7,13 @@
  *
  * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_MEDIA_ARGS, launchChromium } from '../../../tools/testing/chromium.ts';
-import { startSampleServer, waitReady, watchErrors, type SampleServer } from '../../../tools/testing/sampleServer.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { FAKE_MEDIA_ARGS } from '../../../tools/testing/chromium.ts';
+import { sampleSuite, watchErrors } from '../../../tools/testing/sampleServer.ts';
 
-let samples: SampleServer;
-let browser: Browser;
-const errors: string[] = [];
-
-beforeAll(async () => {
-  samples = await startSampleServer(['phaser-lobby'], 'Opus fallback test');
-  browser = await launchChromium([...FAKE_MEDIA_ARGS]);
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await samples?.close();
-});
+const t = sampleSuite(['phaser-lobby'], 'Opus fallback test', FAKE_MEDIA_ARGS);
+const errors = t.errors;
 
 interface Opened {
   page: Page;
@@ -33,7 +22,7 @@ interface Opened {
 }
 
 async function open(name: string, url: string, webCodecs: boolean): Promise<Opened> {
-  const context = await browser.newContext({ viewport: { width: 1024, height: 640 } });
+  const context = await t.browser.newContext({ viewport: { width: 1024, height: 640 } });
   if (!webCodecs) {
     await context.addInitScript(() => {
       const w = window as unknown as Record<string, unknown>;
@@ -49,7 +38,7 @@ async function open(name: string, url: string, webCodecs: boolean): Promise<Open
     if (/\.(js|wasm)$/.test(path)) fetched.push(path);
   });
   await page.goto(url);
-  await waitReady(page, errors);
+  await t.ready(page);
   return { page, fetched };
 }
 
@@ -58,7 +47,7 @@ const status = (page: Page) => page.evaluate(() => window.__socialLayerSample.vo
 
 describe('Opus fallback chunk', () => {
   it('a browser without WebCodecs still joins voice through the on-demand chunk, and the tone arrives', async () => {
-    const a = await open('A (no WebCodecs)', samples.url('phaser-lobby'), false);
+    const a = await open('A (no WebCodecs)', t.url(), false);
     const b = await open('B (no WebCodecs)', a.page.url(), false);
     const c = await open('C (WebCodecs)', a.page.url(), true);
     expect(await a.page.evaluate(() => 'AudioEncoder' in window || 'AudioDecoder' in window)).toBe(false);
@@ -76,7 +65,7 @@ describe('Opus fallback chunk', () => {
     }
     expect(c.fetched.filter((p) => /opusscript/.test(p))).toEqual([]);
     const chunk = a.fetched.find((p) => /\/opusscript-[A-Z0-9]+\.js$/.test(p))!;
-    const source = await (await fetch(new URL(chunk, samples.server.url))).text();
+    const source = await (await fetch(new URL(chunk, t.server.url))).text();
     expect(source.length).toBeLessThan(60_000); // the WASM glue only: no asm.js build (about 580 KB)
 
     // A (encoding with the fallback) holds V: B (decoding with it) and C (WebCodecs) hear it.

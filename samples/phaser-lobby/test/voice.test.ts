@@ -6,54 +6,23 @@
  *
  * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { launchChromium, FAKE_MEDIA_ARGS } from '../../../tools/testing/chromium.ts';
-import type { RunningServer } from '@social-layer/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../build.mjs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { FAKE_MEDIA_ARGS } from '../../../tools/testing/chromium.ts';
+import { clickWorld, RESULTS_DIR, sampleSuite } from '../../../tools/testing/sampleServer.ts';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = resolve(here, '../../..');
-const resultsDir = join(repoRoot, 'test-results');
+const t = sampleSuite(['phaser-lobby'], 'Phaser voice test', FAKE_MEDIA_ARGS);
 
-let server: RunningServer;
-let dataDir: string;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const pageErrors: string[] = [];
-
+/** A player's page, once the sample is in its lobby. */
 async function openPlayer(name: string, url: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(`${name}: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(`${name} console: ${message.text()}`);
-  });
-  await page.goto(url);
-  try {
-    await page.waitForFunction(() => window.__socialLayerSample !== undefined, undefined, { timeout: 45_000 });
-    await page.evaluate(() => window.__socialLayerSample.ready);
-  } catch (error) {
-    throw new Error(`the sample did not get ready: ${String(error)}\npage errors:\n${pageErrors.join('\n')}`);
-  }
+  const { page } = await t.open(name, url);
+  await t.ready(page);
   return page;
 }
 
 function info(page: Page) {
   return page.evaluate(() => ({ userId: window.__socialLayerSample.userId!, lobbyId: window.__socialLayerSample.lobbyId! }));
-}
-
-async function clickWorld(page: Page, x: number, y: number): Promise<void> {
-  const point = await page.evaluate(([wx, wy]) => window.__socialLayerSample.worldToClient(wx, wy), [x, y] as const);
-  if (!point) throw new Error('the sample has no canvas to click');
-  await page.mouse.click(point.x, point.y);
 }
 
 function callState(page: Page) {
@@ -63,30 +32,10 @@ function callState(page: Page) {
   });
 }
 
-beforeAll(async () => {
-  if (!existsSync(join(repoRoot, 'core-wasm/build/coreWasmBytes.js'))) {
-    execFileSync('npm', ['run', 'build', '--workspace=core-wasm'], { cwd: repoRoot, stdio: 'inherit' });
-  }
-  await mkdir(resultsDir, { recursive: true });
-  dataDir = await mkdtemp(join(tmpdir(), 'phaser-voice-'));
-  const samplesDir = join(dataDir, 'samples');
-  await build({ outdir: join(samplesDir, 'phaser-lobby', 'dist') });
-  const { startServer } = await import('@social-layer/server');
-  server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, samplesDir, logLevel: 'warn' });
-  await server.createApplication({ name: 'Phaser voice test' });
-  browser = await launchChromium([...FAKE_MEDIA_ARGS]);
-}, 180_000);
-
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => {});
-  await browser?.close();
-  await server?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
 
 describe('phaser-lobby voice in Chromium', () => {
   it('push-to-talk from one page is heard on the other, with the speaking ring', { timeout: 120_000 }, async () => {
-    const a = await openPlayer('A', `${server.url}/games/phaser-lobby/`);
+    const a = await openPlayer('A', `${t.server.url}/games/phaser-lobby/`);
     const b = await openPlayer('B', a.url());
     const infoA = await info(a);
     const infoB = await info(b);
@@ -114,7 +63,7 @@ describe('phaser-lobby voice in Chromium', () => {
     await a.waitForTimeout(1500);
     expect((await callState(b))!.level).toBeLessThan(0.001);
     // Browsers carry media over the WebRTC data channel (answered by the server's libdatachannel).
-    const call = server.voice.existingCall(infoA.lobbyId);
+    const call = t.server.voice.existingCall(infoA.lobbyId);
     expect([...call!.sessions.values()].map((s) => s.selectedProtocol)).toEqual(['webrtc', 'webrtc']);
 
     // Both walk to the middle of the field (the click also focuses A's game for the key).
@@ -140,8 +89,8 @@ describe('phaser-lobby voice in Chromium', () => {
       )
       .toBeGreaterThan(0.01);
     await expect.poll(() => b.evaluate((id) => window.__socialLayerSample.isSpeakingShown(id), infoA.userId), { timeout: 10_000 }).toBe(true);
-    await b.screenshot({ path: join(resultsDir, 'phaser-voice-listener.png') });
-    await a.screenshot({ path: join(resultsDir, 'phaser-voice-speaker.png') });
+    await b.screenshot({ path: join(RESULTS_DIR, 'phaser-voice-listener.png') });
+    await a.screenshot({ path: join(RESULTS_DIR, 'phaser-voice-speaker.png') });
 
     // Released again: B goes quiet and the ring goes off.
     await a.keyboard.up('v');
@@ -161,6 +110,6 @@ describe('phaser-lobby voice in Chromium', () => {
         { timeout: 10_000, interval: 0 },
       )
       .toBeLessThan(0.001);
-    expect(pageErrors).toEqual([]);
+    expect(t.errors).toEqual([]);
   });
 });

@@ -7,89 +7,14 @@
  *
  * Needs Debian's chromium at /usr/bin/chromium (or CHROMIUM_PATH); never downloads a browser.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { launchChromium, ensureCoreWasmBuilt, WEBGL_ARGS, FAKE_MEDIA_ARGS } from '../../../tools/testing/chromium.ts';
-import type { RunningServer } from '@social-layer/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../build.mjs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { FAKE_MEDIA_ARGS, WEBGL_ARGS } from '../../../tools/testing/chromium.ts';
+import { avatarPosition, clickWorld, memberRow, RESULTS_DIR, sampleSuite } from '../../../tools/testing/sampleServer.ts';
 import type { SampleWindow } from '../src/main.ts';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = resolve(here, '../../..');
-const resultsDir = join(repoRoot, 'test-results');
-
-/** Fields of the sample's hook that survive serialization out of the page. */
-interface HookInfo {
-  userId: string;
-  lobbyId: string;
-  secret: string;
-  displayName: string;
-}
-
-let server: RunningServer;
-let dataDir: string;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const pageErrors: string[] = [];
-
-
-async function openPlayer(name: string, url: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(`${name}: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(`${name} console: ${message.text()} (${message.location().url})`);
-  });
-  page.on('response', (response) => {
-    if (response.status() >= 400) pageErrors.push(`${name} HTTP ${response.status()} ${response.url()}`);
-  });
-  await page.goto(url);
-  return { context, page };
-}
-
-/** Waits for the sample to be in its lobby with a frame drawn, and returns who it is. */
-async function waitReady(page: Page): Promise<HookInfo> {
-  try {
-    await page.waitForFunction(() => (window as unknown as SampleWindow).__socialLayerSample !== undefined, undefined, {
-      timeout: 45_000,
-    });
-    await page.evaluate(() => (window as unknown as SampleWindow).__socialLayerSample.ready);
-  } catch (error) {
-    // What the page said is usually the real cause (a bundle that threw, a failed request).
-    throw new Error(`the sample did not get ready: ${String(error)}\npage errors:\n${pageErrors.join('\n')}`);
-  }
-  return page.evaluate(() => {
-    const hook = (window as unknown as SampleWindow).__socialLayerSample;
-    return {
-      userId: hook.userId as string,
-      lobbyId: hook.lobbyId as string,
-      secret: hook.secret as string,
-      displayName: hook.client?.getCurrentUserV2()?.displayName ?? '',
-    };
-  });
-}
-
-function memberRow(page: Page, userId: string) {
-  return page.locator(`.sl-members .sl-member[data-user-id="${userId}"]`);
-}
-
-async function avatarPosition(page: Page, userId: string) {
-  return page.evaluate((id) => (window as unknown as SampleWindow).__socialLayerSample.avatarPosition(id) ?? null, userId);
-}
-
-async function clickWorld(page: Page, x: number, y: number): Promise<void> {
-  const point = await page.evaluate(
-    ([wx, wy]) => (window as unknown as SampleWindow).__socialLayerSample.worldToClient(wx, wy),
-    [x, y] as const,
-  );
-  if (!point) throw new Error('the sample has no world to click');
-  await page.mouse.click(point.x, point.y);
-}
+const t = sampleSuite(['playcanvas-lobby'], 'PlayCanvas lobby test', [...WEBGL_ARGS, ...FAKE_MEDIA_ARGS]);
 
 /**
  * How far the colors the WebGL canvas drew in a short column just above a world spot stray from
@@ -132,42 +57,20 @@ async function drawnContrast(page: Page, at: { x: number; y: number }, empty: { 
   );
 }
 
-beforeAll(async () => {
-  ensureCoreWasmBuilt();
-  await mkdir(resultsDir, { recursive: true });
-  dataDir = await mkdtemp(join(tmpdir(), 'playcanvas-lobby-'));
-  // A fresh build of the current sources into the temp folder, served from there: the repo's
-  // dist/ stays untouched for other suites that may be serving it at the same time.
-  const samplesDir = join(dataDir, 'samples');
-  await build({ outdir: join(samplesDir, 'playcanvas-lobby', 'dist') });
-  const { startServer } = await import('@social-layer/server');
-  server = await startServer({ port: 0, host: '127.0.0.1', dataDir, serveSamples: true, samplesDir, logLevel: 'warn' });
-  // /games/config.json names the server's first application.
-  await server.createApplication({ name: 'PlayCanvas lobby test' });
-  // WebGL through ANGLE on SwiftShader, and the fake microphone for voice.
-  browser = await launchChromium(['--use-gl=angle', '--use-angle=swiftshader', ...WEBGL_ARGS, ...FAKE_MEDIA_ARGS]);
-}, 180_000);
-
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => {});
-  await browser?.close();
-  await server?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
 
 describe('playcanvas-lobby sample in Chromium', () => {
   it('two players meet, see each other, chat, a click walks an avatar on both screens, push-to-talk lights the speaker', async () => {
-    const base = `${server.url}/games/playcanvas-lobby/`;
+    const base = `${t.server.url}/games/playcanvas-lobby/`;
 
     // Player A opens the bare URL: the sample makes a lobby secret and puts it in the URL.
-    const a = await openPlayer('A', base);
-    const infoA = await waitReady(a.page);
+    const a = await t.open('A', base);
+    const infoA = await t.ready(a.page);
     expect(infoA.userId).toMatch(/^\d+$/);
     expect(new URL(a.page.url()).searchParams.get('lobby')).toBe(infoA.secret);
 
     // Player B follows the invite link (the address bar).
-    const b = await openPlayer('B', a.page.url());
-    const infoB = await waitReady(b.page);
+    const b = await t.open('B', a.page.url());
+    const infoB = await t.ready(b.page);
     expect(infoB.userId).not.toBe(infoA.userId);
     expect(infoB.lobbyId).toBe(infoA.lobbyId);
 
@@ -212,8 +115,8 @@ describe('playcanvas-lobby sample in Chromium', () => {
     await a.page.waitForTimeout(300);
     expect(await avatarPosition(a.page, infoA.userId)).toEqual(landed);
 
-    await a.page.screenshot({ path: join(resultsDir, 'playcanvas-lobby-player-a.png') });
-    await b.page.screenshot({ path: join(resultsDir, 'playcanvas-lobby-player-b.png') });
+    await a.page.screenshot({ path: join(RESULTS_DIR, 'playcanvas-lobby-player-a.png') });
+    await b.page.screenshot({ path: join(RESULTS_DIR, 'playcanvas-lobby-player-b.png') });
 
     // Voice: both join the lobby's call; while A holds V (push-to-talk, bound through the
     // plugin), B shows A's speaking ring and a speaking name tag; releasing V clears them.
@@ -230,12 +133,12 @@ describe('playcanvas-lobby sample in Chromium', () => {
     await a.page.keyboard.down('v');
     await expect.poll(speakingOnB, { timeout: 30_000 }).toBe(true);
     await expect.poll(() => tagA.getAttribute('class'), { timeout: 5_000 }).toContain('speaking');
-    await b.page.screenshot({ path: join(resultsDir, 'playcanvas-lobby-voice-listener.png') });
+    await b.page.screenshot({ path: join(RESULTS_DIR, 'playcanvas-lobby-voice-listener.png') });
     await a.page.keyboard.up('v');
     // Under load (two cores drawing WebGL in software) captured audio can queue a few seconds.
     await expect.poll(speakingOnB, { timeout: 20_000 }).toBe(false);
     expect(await tagA.getAttribute('class')).not.toContain('speaking');
 
-    expect(pageErrors).toEqual([]);
+    expect(t.errors).toEqual([]);
   }, 150_000);
 });
