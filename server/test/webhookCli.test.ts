@@ -25,7 +25,9 @@ describe('social-layer webhooks replay', () => {
       const r = spawnSync(process.execPath, [BIN, 'webhooks', 'replay', '--app', t.app.id, '--since', '1h', '--data', data], { encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ application_id: t.app.id, requeued: 3 });
-      await receiver.waitFor(() => receiver.events().length === 6);
+      await receiver.waitFor(() => receiver.events().length === 6).catch((err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(receiver.received.map((x) => [x.body?.type, x.body?.id, x.status, x.verified]))}`);
+      });
       expect(receiver.events().slice(3).map((e) => e.body.id)).toEqual(ids);
 
       // Nothing since a time in the future; bad input is a usage error (exit 2).

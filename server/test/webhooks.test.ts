@@ -195,6 +195,26 @@ for (const { name, config } of databaseConfigs()) {
       }
     });
 
+    it('"send again" while the previous answer is still being recorded is not lost', async () => {
+      const t4 = await startTestServer({ database: config(), webhooks: { deliver: false } });
+      try {
+        const r4 = t4.server.store.webhookEvents;
+        const id = await t4.server.store.database.db.transaction().execute((tx) => r4.record(tx, t4.app.id, 'LOBBY_MESSAGE_CREATE', { n: 1 }));
+        // The worker's order: stamp the batch, send, (requeue arrives here), record the 2xx.
+        await r4.stampBatch([id], 1000);
+        expect(await r4.requeue(t4.app.id, { id })).toBe(1);
+        await r4.markDeliveredMany([{ id, status: 204, latencyMs: 3 }], 1000);
+        expect((await r4.get(id))!.delivered_at).toBeNull();
+        // Without a requeue the same steps record the delivery.
+        await r4.stampBatch([id], 1001);
+        await r4.markDeliveredMany([{ id, status: 204, latencyMs: 3 }], 1001);
+        expect(await r4.get(id)).toMatchObject({ last_status: 204, latency_ms: 3, attempts: 1 });
+        expect((await r4.get(id))!.delivered_at).not.toBeNull();
+      } finally {
+        await t4.close();
+      }
+    });
+
     it('rejects bad settings with 50035 and changes nothing', async () => {
       const before = await t.server.webhooks.wire(t.app.id);
       const r = await t.server.webhooks.update(t.app.id, { event_webhooks_status: 3, event_webhooks_types: ['NOPE'], event_webhooks_url: 'ftp://example.com/x' }).catch((e) => e);

@@ -86,10 +86,21 @@ export class WebhookEventRepo {
   }
 
   /**
+   * Stamps a batch about to be sent (`last_attempt_at`), so its 2xx answers are recorded only
+   * if nothing requeued the event meanwhile ("send again" and replay clear the stamp).
+   */
+  async stampBatch(ids: string[], stamp: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('webhook_events').set({ last_attempt_at: stamp }).where('id', 'in', ids).where('delivered_at', 'is', null).execute();
+  }
+
+  /**
    * Several 2xx answers recorded in one statement (one commit): on PostgreSQL a commit costs
    * milliseconds, and the worker sends the next event while the previous answers are recorded.
+   * Only rows still carrying the batch's stamp are marked: an event requeued while its answer
+   * was being recorded stays pending and is sent again.
    */
-  async markDeliveredMany(results: { id: string; status: number; latencyMs: number }[]): Promise<void> {
+  async markDeliveredMany(results: { id: string; status: number; latencyMs: number }[], stamp: number): Promise<void> {
     if (results.length === 0) return;
     const now = Date.now();
     const byStatus = new Map<number, { id: string; latencyMs: number }[]>();
@@ -100,6 +111,7 @@ export class WebhookEventRepo {
         .updateTable('webhook_events')
         .set((eb) => ({ delivered_at: now, last_attempt_at: now, last_status: status, latency_ms: latency, last_error: null, attempts: eb('attempts', '+', 1) }))
         .where('id', 'in', group.map((g) => g.id))
+        .where('last_attempt_at', '=', stamp)
         .execute();
     }
   }
@@ -121,7 +133,7 @@ export class WebhookEventRepo {
    * their original ids, so receivers that already have them can drop them.
    */
   async requeue(applicationId: string, filter: { id?: string; since?: number }): Promise<number> {
-    let q = this.db.updateTable('webhook_events').set({ delivered_at: null, skipped_at: null }).where('application_id', '=', applicationId);
+    let q = this.db.updateTable('webhook_events').set({ delivered_at: null, skipped_at: null, last_attempt_at: null }).where('application_id', '=', applicationId);
     if (filter.id !== undefined) q = q.where('id', '=', filter.id);
     if (filter.since !== undefined) q = q.where('created_at', '>=', filter.since);
     const r = await q.executeTakeFirst();

@@ -156,10 +156,12 @@ export class WebhookDeliveryWorker {
     // the commit, but the next read of the queue does (else it would see them as pending).
     let answered: { id: string; status: number; latencyMs: number }[] = [];
     let recording: Promise<void> = Promise.resolve();
+    let stamp = 0;
     const record = () => {
       const group = answered;
+      const groupStamp = stamp;
       answered = [];
-      recording = recording.then(() => this.repo.markDeliveredMany(group));
+      recording = recording.then(() => this.repo.markDeliveredMany(group, groupStamp));
       return recording;
     };
     try {
@@ -171,6 +173,12 @@ export class WebhookDeliveryWorker {
         await record();
         const batch = await this.repo.nextBatch(appId, this.opts.batchSize);
         if (batch.length === 0) return;
+        // A new stamp per batch (strictly increasing), checked when the answers are recorded.
+        stamp = Math.max(Date.now(), stamp + 1);
+        await this.repo.stampBatch(
+          batch.map((e) => e.id),
+          stamp,
+        );
         for (const event of batch) {
           if (this.closing || lost) return;
           // Renewed while at least two send timeouts remain, so no send outlives the lease (a node
