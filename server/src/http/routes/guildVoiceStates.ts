@@ -4,14 +4,15 @@ import { Type } from 'typebox';
 import type { ServerContext } from '../../ServerContext.ts';
 import { viewGuild } from '../../guilds/GuildAccess.ts';
 import { ApiError } from '../ApiError.ts';
-import { BEARER_OR_BOT, Snowflake } from '../schemas/index.ts';
+import { BEARER_OR_BOT, Snowflake, Wire } from '../schemas/index.ts';
+import type { CallVoiceState } from '../../voice/VoiceStateService.ts';
 import { GUILD_READ, guildCaller } from './guildRouteHelpers.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 const UserParams = Type.Object({ guild_id: Type.String(), user_id: Type.String() });
 
 /** The public Voice State object of a guild member in a voice channel. */
-const VoiceStateSchema = Type.Object(
+const VoiceStateSchema = Wire<CallVoiceState>(Type.Object(
   {
     guild_id: Snowflake(),
     channel_id: Type.Union([Snowflake(), Type.Null()]),
@@ -28,7 +29,7 @@ const VoiceStateSchema = Type.Object(
     request_to_speak_timestamp: Type.Union([Type.String(), Type.Null()]),
   },
   { title: 'VoiceState' },
-);
+));
 
 const unknownVoiceState = () => new ApiError(404, 10065, 'Unknown Voice State');
 
