@@ -3,6 +3,7 @@ import type { Session } from '../gateway/Session.ts';
 import { guildUserTopic } from './GuildEvents.ts';
 import type { GuildServices } from './GuildServices.ts';
 import { memberWire } from './guildWire.ts';
+import { MESSAGE_INTENT_OF, messageJsonForSession } from '../messages/messageGateway.ts';
 import { allowedPrivileged } from './intentApproval.ts';
 import { ApplicationIntentFlag, Intent, PRIVILEGED_INTENTS } from './intents.ts';
 
@@ -19,6 +20,8 @@ const INTENT_OF: Record<string, number> = {
   GUILD_BAN_ADD: Intent.GuildModeration, GUILD_BAN_REMOVE: Intent.GuildModeration,
   INVITE_CREATE: Intent.GuildInvites, INVITE_DELETE: Intent.GuildInvites,
   GUILD_EMOJIS_UPDATE: Intent.GuildExpressions,
+  // Messages (issue 11): MESSAGE_*, reactions, TYPING_START, CHANNEL_PINS_UPDATE.
+  ...MESSAGE_INTENT_OF,
   VOICE_CHANNEL_STATUS_UPDATE: Intent.Guilds,
   VOICE_STATE_UPDATE: 1 << 7, // GUILD_VOICE_STATES (guild voice, server/src/voice/)
 };
@@ -37,6 +40,8 @@ interface SessionGuildState {
   intents: number;
   capabilities: number;
   unsubscribe: () => void;
+  /** A bot user's session: the MESSAGE_CONTENT rule applies to it (messages/messageGateway.ts). */
+  bot: boolean;
 }
 
 /** All-members requests: 1 per guild per bot per 30 s (spec, Limits). */
@@ -75,11 +80,14 @@ export class GuildGateway {
   }
 
   /** Subscribes the session to its user's guild topic with its intent and capability filter. */
-  attach(session: Session, intents: number, capabilities: number): Promise<void> {
+  async attach(session: Session, intents: number, capabilities: number): Promise<void> {
+    // Known before the first dispatch can arrive, so no message slips past the content rule.
+    const bot = (await this.services.store.users.get(session.userId))?.is_bot === 1;
+    if (session.closed) return;
     const topic = guildUserTopic(session.userId);
     const unsubscribe = this.bus.subscribe(topic, (d) => this.deliver(session, d));
-    this.states.set(session.id, { intents, capabilities, unsubscribe });
-    return this.bus.whenSubscribed(topic);
+    this.states.set(session.id, { intents, capabilities, unsubscribe, bot });
+    await this.bus.whenSubscribed(topic);
   }
 
   detach(sessionId: string): void {
@@ -121,7 +129,8 @@ export class GuildGateway {
     // So is one's own VOICE_STATE_UPDATE: the joining client needs its session_id to connect.
     const exempt = qualifier === 'self' && (t === 'GUILD_MEMBER_UPDATE' || t === 'VOICE_STATE_UPDATE');
     if (need !== undefined && (st.intents & need) === 0 && !exempt) return;
-    session.dispatch(qualifier === '' ? d : { t, json: d.json });
+    const json = messageJsonForSession(t, d.json, { userId: session.userId, bot: st.bot, intents: st.intents });
+    session.dispatch(qualifier === '' && json === d.json ? d : { t, json });
   }
 
   /**

@@ -186,6 +186,11 @@ export class ChannelMessageRepo {
     return Number(r.n);
   }
 
+  /** A custom emoji of the guild (for reactions): its name and whether it is animated. */
+  guildEmoji(guildId: string, emojiId: string, db: Db = this.db): Promise<{ id: string; name: string; animated: number } | undefined> {
+    return db.selectFrom('emojis').select(['id', 'name', 'animated']).where('id', '=', emojiId).where('guild_id', '=', guildId).executeTakeFirst();
+  }
+
   // ---- enforce_nonce -------------------------------------------------------------------------
 
   /**
@@ -200,6 +205,11 @@ export class ChannelMessageRepo {
     if (existing) await db.updateTable('channel_message_nonces').set({ message_id: messageId, created_at: now }).where('author_id', '=', authorId).where('nonce', '=', nonce).execute();
     else await db.insertInto('channel_message_nonces').values({ author_id: authorId, nonce, message_id: messageId, created_at: now }).execute();
     return null;
+  }
+
+  /** Points the claim at `messageId` from `now` (the earlier message was deleted meanwhile). */
+  async replaceNonce(db: Db, authorId: string, nonce: string, messageId: string, now: number): Promise<void> {
+    await db.updateTable('channel_message_nonces').set({ message_id: messageId, created_at: now }).where('author_id', '=', authorId).where('nonce', '=', nonce).execute();
   }
 
   nonceClaim(authorId: string, nonce: string, db: Db = this.db): Promise<ChannelMessageNoncesTable | undefined> {

@@ -1,0 +1,219 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { ServerContext } from '../../ServerContext.ts';
+import { ApiError } from '../ApiError.ts';
+import { authenticate } from '../auth.ts';
+import { messageServiceFor, type MessageCaller } from '../../messages/MessageService.ts';
+import { Snowflake } from './guildRouteHelpers.ts';
+import { BEARER_OR_BOT, NoContent, Wire } from '../schemas/index.ts';
+import type { APIMessage, APIUser } from 'discord-api-types/v10';
+
+/** Path IDs stay plain strings: a malformed one is the resource's 404, as with the guild routes. */
+const ChannelParams = Type.Object({ channel_id: Type.String() });
+const MessageParams = Type.Object({ channel_id: Type.String(), message_id: Type.String() });
+const ReactionParams = Type.Object({ channel_id: Type.String(), message_id: Type.String(), emoji: Type.String({ maxLength: 100 }) });
+const UserReactionParams = Type.Object({ channel_id: Type.String(), message_id: Type.String(), emoji: Type.String({ maxLength: 100 }), user_id: Type.String() });
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+const EmbedField = Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }), value: Type.String({ minLength: 1, maxLength: 1024 }), inline: Type.Optional(Type.Boolean()) });
+const EmbedMedia = Type.Object({ url: Type.String({ maxLength: 2048 }) });
+/** The public embed limits: 25 fields, title 256, description 4,096, footer 2,048, author 256 (the 6,000 total is the service's). */
+const Embed = Type.Object({
+  title: Type.Optional(Type.String({ maxLength: 256 })),
+  type: Type.Optional(Type.String({ maxLength: 32 })),
+  description: Type.Optional(Type.String({ maxLength: 4096 })),
+  url: Type.Optional(Type.String({ maxLength: 2048 })),
+  timestamp: Type.Optional(Type.String({ maxLength: 64 })),
+  color: Type.Optional(Type.Integer({ minimum: 0, maximum: 0xffffff })),
+  footer: Type.Optional(Type.Object({ text: Type.String({ maxLength: 2048 }), icon_url: Type.Optional(Type.String({ maxLength: 2048 })) })),
+  image: Type.Optional(EmbedMedia),
+  thumbnail: Type.Optional(EmbedMedia),
+  author: Type.Optional(Type.Object({ name: Type.String({ maxLength: 256 }), url: Type.Optional(Type.String({ maxLength: 2048 })), icon_url: Type.Optional(Type.String({ maxLength: 2048 })) })),
+  fields: Type.Optional(Type.Array(EmbedField, { maxItems: 25 })),
+});
+const AllowedMentions = Type.Object({
+  parse: Type.Optional(Type.Array(Type.Union([Type.Literal('users'), Type.Literal('roles'), Type.Literal('everyone')]), { maxItems: 3 })),
+  users: Type.Optional(Type.Array(Snowflake, { maxItems: 100 })),
+  roles: Type.Optional(Type.Array(Snowflake, { maxItems: 100 })),
+  replied_user: Type.Optional(Type.Boolean()),
+});
+/** Components are stored as sent; only their counts are checked so far (server/README.md). */
+const Components = Type.Array(Type.Object({ type: Type.Integer({ minimum: 1, maximum: 40 }) }, { additionalProperties: true }), { maxItems: 40 });
+
+const CreateBody = Type.Object({
+  content: Type.Optional(Type.String({ maxLength: 2000 })),
+  nonce: Type.Optional(Type.Union([Type.String({ maxLength: 25 }), Type.Integer()])),
+  enforce_nonce: Type.Optional(Type.Boolean()),
+  tts: Type.Optional(Type.Boolean()),
+  embeds: Type.Optional(Type.Array(Embed, { maxItems: 10 })),
+  embed: Type.Optional(Embed),
+  components: Type.Optional(Components),
+  flags: Type.Optional(Type.Integer({ minimum: 0 })),
+  allowed_mentions: Type.Optional(AllowedMentions),
+  message_reference: Type.Optional(Type.Object({
+    type: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)])),
+    message_id: Type.Optional(Snowflake),
+    channel_id: Type.Optional(Snowflake),
+    guild_id: Type.Optional(Snowflake),
+    fail_if_not_exists: Type.Optional(Type.Boolean()),
+  })),
+  sticker_ids: Type.Optional(Type.Array(Snowflake, { maxItems: 3 })),
+  attachments: Type.Optional(Type.Array(Type.Object({ id: Type.Union([Snowflake, Type.Integer()]) }, { additionalProperties: true }), { maxItems: 10 })),
+});
+const EditBody = Type.Object({
+  content: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+  embeds: Type.Optional(Nullable(Type.Array(Embed, { maxItems: 10 }))),
+  components: Type.Optional(Nullable(Components)),
+  flags: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+  allowed_mentions: Type.Optional(Nullable(AllowedMentions)),
+  attachments: Type.Optional(Nullable(Type.Array(Type.Object({ id: Type.Union([Snowflake, Type.Integer()]) }, { additionalProperties: true }), { maxItems: 10 }))),
+});
+const HistoryQuery = Type.Object({
+  before: Type.Optional(Snowflake),
+  after: Type.Optional(Snowflake),
+  around: Type.Optional(Snowflake),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+});
+
+/** The public Message object (documentation; the handler's value is discord-api-types' APIMessage). */
+const MessageSchema = Wire<APIMessage>(Type.Object(
+  {
+    id: Snowflake,
+    channel_id: Snowflake,
+    type: Type.Integer(),
+    author: Type.Object({ id: Snowflake }, { additionalProperties: true }),
+    content: Type.String(),
+    timestamp: Type.String(),
+    edited_timestamp: Nullable(Type.String()),
+    tts: Type.Boolean(),
+    mention_everyone: Type.Boolean(),
+    mentions: Type.Array(Type.Object({ id: Snowflake }, { additionalProperties: true })),
+    mention_roles: Type.Array(Snowflake),
+    attachments: Type.Array(Type.Object({}, { additionalProperties: true })),
+    embeds: Type.Array(Type.Object({}, { additionalProperties: true })),
+    components: Type.Array(Type.Object({}, { additionalProperties: true })),
+    pinned: Type.Boolean(),
+    flags: Type.Integer(),
+    nonce: Type.Optional(Type.String()),
+    reactions: Type.Optional(Type.Array(Type.Object({ count: Type.Integer(), me: Type.Boolean(), emoji: Type.Object({}, { additionalProperties: true }) }, { additionalProperties: true }))),
+    message_reference: Type.Optional(Type.Object({ type: Type.Integer(), message_id: Snowflake, channel_id: Snowflake }, { additionalProperties: true })),
+    message_snapshots: Type.Optional(Type.Array(Type.Object({ message: Type.Object({}, { additionalProperties: true }) }))),
+    referenced_message: Type.Optional(Nullable(Type.Object({ id: Snowflake }, { additionalProperties: true }))),
+  },
+  { title: 'Message', additionalProperties: true },
+));
+const PinsPage = Type.Object({ items: Type.Array(Type.Object({ pinned_at: Type.String(), message: MessageSchema })), has_more: Type.Boolean() }, { title: 'ChannelPins' });
+const Users = Wire<APIUser[]>(Type.Array(Type.Object({ id: Snowflake }, { additionalProperties: true })));
+const TAGS = ['Messages'];
+const doc = (summary: string, response: Record<number, unknown>) => ({ summary, tags: TAGS, security: BEARER_OR_BOT, response });
+const ok = (summary: string, schema: unknown) => doc(summary, { 200: schema });
+const none = (summary: string) => doc(summary, { 204: NoContent });
+
+/** Rate budgets per caller (the public ones are per channel; ours are per caller and route family). */
+export const MESSAGE_READ = { bucket: 'messages.read', limit: 50, windowMs: 1_000 };
+export const MESSAGE_WRITE = { bucket: 'messages.write', limit: 10, windowMs: 1_000 };
+export const MESSAGE_REACT = { bucket: 'messages.reactions', limit: 10, windowMs: 1_000 };
+export const MESSAGE_BULK = { bucket: 'messages.bulk', limit: 2, windowMs: 1_000 };
+
+/**
+ * Who acts: a bot, or a user through a Bearer token with the `guilds` scope (the guild routes'
+ * rule) or the `messages.read` scope for reading.
+ */
+async function messageCaller(req: FastifyRequest, ctx: ServerContext): Promise<MessageCaller> {
+  const p = await authenticate(req, ctx.store);
+  if (p.kind === 'bot') return { userId: p.botUserId, bot: true, applicationId: p.applicationId };
+  if (!p.scopes.includes('guilds')) throw new ApiError(403, 50001, 'Missing Access: the token lacks the guilds scope');
+  return { userId: p.userId, bot: false, applicationId: p.applicationId };
+}
+
+/** Messages in guild channels (issue 11): history, create, edit, delete, bulk delete, reactions, typing, pins. */
+export function channelMessageRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const s = messageServiceFor(ctx.store, ctx.bus);
+
+  r.get('/api/v10/channels/:channel_id/messages', { schema: { ...ok('Get Channel Messages', Type.Array(MessageSchema)), params: ChannelParams, querystring: HistoryQuery }, config: { rateLimit: MESSAGE_READ } }, async (req) => {
+    const q = req.query;
+    // One cursor at most: the public API takes the first of around, before, after.
+    const cursor = q.around ? { around: q.around } : q.before ? { before: q.before } : q.after ? { after: q.after } : {};
+    return s.list(await messageCaller(req, ctx), req.params.channel_id, { ...cursor, ...(q.limit ? { limit: q.limit } : {}) });
+  });
+
+  r.post('/api/v10/channels/:channel_id/messages', { schema: { ...ok('Create Message', MessageSchema), params: ChannelParams, body: CreateBody }, config: { rateLimit: MESSAGE_WRITE } }, async (req) => {
+    const { embed, ...body } = req.body;
+    // `embed` (singular) is the deprecated form of `embeds`.
+    const embeds = body.embeds ?? (embed ? [embed] : undefined);
+    return s.create(await messageCaller(req, ctx), req.params.channel_id, { ...body, ...(embeds ? { embeds } : {}) } as never);
+  });
+
+  r.post('/api/v10/channels/:channel_id/messages/bulk-delete', {
+    schema: { ...none('Bulk Delete Messages'), params: ChannelParams, body: Type.Object({ messages: Type.Array(Snowflake, { minItems: 2, maxItems: 100, uniqueItems: true }) }) },
+    config: { rateLimit: MESSAGE_BULK },
+  }, async (req, reply) => {
+    await s.bulkDelete(await messageCaller(req, ctx), req.params.channel_id, req.body.messages);
+    void reply.code(204);
+  });
+
+  // Pins, new routes (static segment `pins` wins over `:message_id`).
+  r.get('/api/v10/channels/:channel_id/messages/pins', {
+    schema: { ...ok('Get Channel Pins', PinsPage), params: ChannelParams, querystring: Type.Object({ before: Type.Optional(Type.String({ maxLength: 64 })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })) }) },
+    config: { rateLimit: MESSAGE_READ },
+  }, async (req) => s.pins(await messageCaller(req, ctx), req.params.channel_id, req.query));
+  r.put('/api/v10/channels/:channel_id/messages/pins/:message_id', { schema: { ...none('Pin Message'), params: MessageParams }, config: { rateLimit: MESSAGE_WRITE } }, async (req, reply) => {
+    await s.setPinned(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id, true);
+    void reply.code(204);
+  });
+  r.delete('/api/v10/channels/:channel_id/messages/pins/:message_id', { schema: { ...none('Unpin Message'), params: MessageParams }, config: { rateLimit: MESSAGE_WRITE } }, async (req, reply) => {
+    await s.setPinned(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id, false);
+    void reply.code(204);
+  });
+  // Deprecated pin routes: still answer, same rules.
+  r.get('/api/v10/channels/:channel_id/pins', { schema: { ...ok('Get Pinned Messages (deprecated)', Type.Array(MessageSchema)), params: ChannelParams }, config: { rateLimit: MESSAGE_READ } }, async (req) => s.pinsLegacy(await messageCaller(req, ctx), req.params.channel_id));
+  r.put('/api/v10/channels/:channel_id/pins/:message_id', { schema: { ...none('Pin Message (deprecated route)'), params: MessageParams }, config: { rateLimit: MESSAGE_WRITE } }, async (req, reply) => {
+    await s.setPinned(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id, true);
+    void reply.code(204);
+  });
+  r.delete('/api/v10/channels/:channel_id/pins/:message_id', { schema: { ...none('Unpin Message (deprecated route)'), params: MessageParams }, config: { rateLimit: MESSAGE_WRITE } }, async (req, reply) => {
+    await s.setPinned(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id, false);
+    void reply.code(204);
+  });
+
+  r.get('/api/v10/channels/:channel_id/messages/:message_id', { schema: { ...ok('Get Channel Message', MessageSchema), params: MessageParams }, config: { rateLimit: MESSAGE_READ } }, async (req) => {
+    return s.get(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id);
+  });
+  r.patch('/api/v10/channels/:channel_id/messages/:message_id', { schema: { ...ok('Edit Message', MessageSchema), params: MessageParams, body: EditBody }, config: { rateLimit: MESSAGE_WRITE } }, async (req) => {
+    return s.edit(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id, req.body as never);
+  });
+  r.delete('/api/v10/channels/:channel_id/messages/:message_id', { schema: { ...none('Delete Message'), params: MessageParams }, config: { rateLimit: MESSAGE_WRITE } }, async (req, reply) => {
+    await s.delete(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id);
+    void reply.code(204);
+  });
+
+  // Reactions.
+  r.put('/api/v10/channels/:channel_id/messages/:message_id/reactions/:emoji/@me', { schema: { ...none('Create Reaction'), params: ReactionParams }, config: { rateLimit: MESSAGE_REACT } }, async (req, reply) => {
+    await s.addReaction(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id, req.params.emoji);
+    void reply.code(204);
+  });
+  r.delete('/api/v10/channels/:channel_id/messages/:message_id/reactions/:emoji/:user_id', { schema: { ...none('Delete Own Reaction (@me) or Delete User Reaction'), params: UserReactionParams }, config: { rateLimit: MESSAGE_REACT } }, async (req, reply) => {
+    await s.removeReaction(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id, req.params.emoji, req.params.user_id);
+    void reply.code(204);
+  });
+  r.get('/api/v10/channels/:channel_id/messages/:message_id/reactions/:emoji', {
+    schema: { ...ok('Get Reactions', Users), params: ReactionParams, querystring: Type.Object({ after: Type.Optional(Snowflake), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), type: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)])) }) },
+    config: { rateLimit: MESSAGE_READ },
+  }, async (req) => s.reactions(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id, req.params.emoji, req.query));
+  r.delete('/api/v10/channels/:channel_id/messages/:message_id/reactions/:emoji', { schema: { ...none('Delete All Reactions for Emoji'), params: ReactionParams }, config: { rateLimit: MESSAGE_REACT } }, async (req, reply) => {
+    await s.removeAllReactions(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id, req.params.emoji);
+    void reply.code(204);
+  });
+  r.delete('/api/v10/channels/:channel_id/messages/:message_id/reactions', { schema: { ...none('Delete All Reactions'), params: MessageParams }, config: { rateLimit: MESSAGE_REACT } }, async (req, reply) => {
+    await s.removeAllReactions(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id);
+    void reply.code(204);
+  });
+
+  r.post('/api/v10/channels/:channel_id/typing', { schema: { ...none('Trigger Typing Indicator'), params: ChannelParams }, config: { rateLimit: MESSAGE_WRITE } }, async (req, reply) => {
+    await s.typing(await messageCaller(req, ctx), req.params.channel_id);
+    void reply.code(204);
+  });
+}

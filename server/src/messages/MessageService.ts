@@ -1,0 +1,538 @@
+import type { APIEmbed, APIMessage, APIMessageReference } from 'discord-api-types/v10';
+import type { EventBus } from '../events/EventBus.ts';
+import { viewChannel, type GuildView } from '../guilds/GuildAccess.ts';
+import type { GuildEvents } from '../guilds/GuildEvents.ts';
+import { allowedPrivilegedIntents, Intent } from '../guilds/GuildGateway.ts';
+import { guildServicesFor } from '../guilds/GuildServices.ts';
+import { memberWire } from '../guilds/guildWire.ts';
+import { has, mayDo, Permission } from '../guilds/permissions.ts';
+import type { ChannelMessagesTable, ChannelMessageRepo } from '../storage/ChannelMessageRepo.ts';
+import { channelMessageRepo } from '../storage/ChannelMessageRepo.ts';
+import type { GuildChannelsTable } from '../storage/guildSchema.ts';
+import type { Store } from '../storage/Store.ts';
+import { SNOWFLAKE_EPOCH_MS } from '@social-layer/protocol';
+import { MessageErrors as E } from './messageErrors.ts';
+import { contentExempt, messageWire, reactionWire, userIdsOf, withoutContent } from './messageWire.ts';
+
+/** Who calls: a user, or an application's bot user (whose app's flags decide MESSAGE_CONTENT). */
+export interface MessageCaller {
+  userId: string;
+  bot: boolean;
+  applicationId: string;
+}
+
+export interface CreateMessageBody {
+  content?: string;
+  nonce?: string | number;
+  enforce_nonce?: boolean;
+  tts?: boolean;
+  embeds?: APIEmbed[];
+  components?: unknown[];
+  flags?: number;
+  allowed_mentions?: { parse?: string[]; users?: string[]; roles?: string[]; replied_user?: boolean };
+  message_reference?: { type?: number; message_id?: string; channel_id?: string; guild_id?: string; fail_if_not_exists?: boolean };
+}
+
+export interface EditMessageBody {
+  content?: string | null;
+  embeds?: APIEmbed[] | null;
+  components?: unknown[] | null;
+  flags?: number | null;
+  allowed_mentions?: CreateMessageBody['allowed_mentions'] | null;
+}
+
+const TEXT_CHANNEL_TYPES = new Set([0, 2, 5]);
+const MessageType = { Default: 0, Reply: 19 } as const;
+const Flag = { SuppressEmbeds: 1 << 2, HasSnapshot: 1 << 14, IsComponentsV2: 1 << 15, SuppressNotifications: 1 << 12 } as const;
+/** Flags a sender may set on create / edit (the rest are the server's). */
+const CREATE_FLAGS = Flag.SuppressEmbeds | Flag.SuppressNotifications | Flag.IsComponentsV2;
+/** "Within a few minutes" (spec, Create Message `enforce_nonce`). */
+export const NONCE_WINDOW_MS = 5 * 60_000;
+const BULK_DELETE_MAX_AGE_MS = 14 * 24 * 3600_000;
+const MAX_PINS = 250;
+const EMBED_TOTAL_CHARS = 6000;
+
+/** Thrown inside the create transaction to roll it back when an earlier message holds the nonce. */
+class NonceTaken {
+  constructor(readonly messageId: string) {}
+}
+
+/**
+ * Messages in guild text channels: create (replies, forwards, nonces, slowmode), read, edit,
+ * delete, bulk delete, reactions, typing and pins. Every refusal is checked before anything is
+ * written; events go through the guild dispatch (GuildEvents) to members who can view the channel.
+ */
+export class MessageService {
+  readonly repo: ChannelMessageRepo;
+  private readonly events: GuildEvents;
+
+  constructor(private readonly store: Store, bus: EventBus) {
+    this.repo = channelMessageRepo(store.database.db, store.ids);
+    this.events = guildServicesFor(store, bus).events;
+  }
+
+  // ---- access --------------------------------------------------------------------------------
+
+  private async access(caller: MessageCaller, channelId: string): Promise<{ view: GuildView; channel: GuildChannelsTable; perms: bigint }> {
+    const { view, channel } = await viewChannel(this.store, channelId, caller.userId);
+    return { view, channel, perms: view.channelPermissions(channel) };
+  }
+
+  /** Whether the caller's app may read message content without being its author or mentioned (MESSAGE_CONTENT). */
+  private async readsAllContent(caller: MessageCaller): Promise<boolean> {
+    if (!caller.bot) return true;
+    const app = await this.store.applications.get(caller.applicationId);
+    if (!app) return false;
+    const raw = (app as { flags_new?: string | null }).flags_new;
+    const flags = raw ? BigInt(raw) : BigInt(app.flags ?? 0);
+    return (allowedPrivilegedIntents(flags) & Intent.MessageContent) !== 0;
+  }
+
+  /** Rows to wire messages as `viewer` sees them (reactions' `me`, the content rule for bots). */
+  private async wires(rows: ChannelMessagesTable[], caller: MessageCaller): Promise<APIMessage[]> {
+    const refIds = rows.filter((r) => r.type === MessageType.Reply && r.message_reference).map((r) => (JSON.parse(r.message_reference!) as APIMessageReference).message_id!);
+    const referenced = new Map((refIds.length > 0 ? await this.repo.many(rows[0]!.channel_id, refIds) : []).map((r) => [r.id, r]));
+    const users = await this.store.users.getMany(userIdsOf([...rows, ...referenced.values()]));
+    const reactions = await this.repo.reactionCounts(rows.map((r) => r.id), caller.userId);
+    const full = await this.readsAllContent(caller);
+    return rows.map((r) => {
+      const m = messageWire(r, { users, reactions, referenced });
+      return full || contentExempt(m, caller.userId) ? m : withoutContent(m as never);
+    });
+  }
+
+  private async wire(row: ChannelMessagesTable, caller: MessageCaller): Promise<APIMessage> {
+    return (await this.wires([row], caller))[0]!;
+  }
+
+  private async message(channelId: string, messageId: string): Promise<ChannelMessagesTable> {
+    const row = await this.repo.inChannel(channelId, messageId);
+    if (!row) throw E.unknownMessage();
+    return row;
+  }
+
+  // ---- create --------------------------------------------------------------------------------
+
+  async create(caller: MessageCaller, channelId: string, body: CreateMessageBody): Promise<APIMessage> {
+    const { view, channel, perms } = await this.access(caller, channelId);
+    if (!TEXT_CHANNEL_TYPES.has(channel.type)) throw E.notText();
+    if (!has(perms, Permission.SendMessages)) throw E.missingPermissions();
+
+    const ref = body.message_reference;
+    const forwarding = ref?.type === 1;
+    const content = body.content ?? '';
+    const embeds = body.embeds ?? [];
+    const components = body.components ?? [];
+    if (forwarding) {
+      // A forward is the snapshot alone: nothing of its own beside the reference.
+      if (content !== '' || embeds.length > 0 || components.length > 0) throw E.invalidForm(['content'], 'BASE_TYPE_BAD_LENGTH', 'A forwarded message cannot have content, embeds or components.');
+    } else if (content.trim() === '' && embeds.length === 0 && components.length === 0) {
+      throw E.emptyMessage();
+    }
+    if (body.enforce_nonce && body.nonce === undefined) throw E.invalidForm(['nonce'], 'BASE_TYPE_REQUIRED', 'This field is required when enforce_nonce is true.');
+    checkEmbeds(embeds);
+    const flags = body.flags ?? 0;
+    if ((flags & ~CREATE_FLAGS) !== 0) throw E.invalidForm(['flags'], 'MESSAGE_FLAGS_INVALID', 'Invalid message flags.');
+    checkComponents(components, flags);
+
+    // Slowmode (rate_limit_per_user): BYPASS_SLOWMODE alone lifts it since the 2026 split.
+    if (channel.rate_limit_per_user > 0 && !mayDo(perms, 'bypassSlowmode')) {
+      const last = await this.repo.lastByAuthor(channel.id, caller.userId);
+      const wait = last === undefined ? 0 : last + channel.rate_limit_per_user * 1000 - Date.now();
+      if (wait > 0) throw E.slowmode(Math.ceil(wait / 100) / 10);
+    }
+
+    let reference: APIMessageReference | null = null;
+    let snapshots: unknown[] | null = null;
+    let type: number = MessageType.Default;
+    let repliedAuthor: string | undefined;
+    if (ref && !forwarding) {
+      if (ref.type !== undefined && ref.type !== 0) throw E.invalidForm(['message_reference', 'type'], 'BASE_TYPE_CHOICES', 'Value must be one of (0, 1).');
+      if (!ref.message_id) throw E.invalidForm(['message_reference', 'message_id'], 'BASE_TYPE_REQUIRED', 'This field is required');
+      if (!has(perms, Permission.ReadMessageHistory)) throw E.replyWithoutHistory();
+      if (ref.channel_id !== undefined && ref.channel_id !== channel.id) throw E.invalidForm(['message_reference', 'channel_id'], 'REPLIES_CANNOT_REPLY_ACROSS_CHANNELS', 'Cannot reply to a message in another channel.');
+      const target = await this.repo.inChannel(channel.id, ref.message_id);
+      if (target) {
+        reference = { type: 0, message_id: target.id, channel_id: channel.id, guild_id: channel.guild_id } as APIMessageReference;
+        type = MessageType.Reply;
+        repliedAuthor = target.author_id;
+      } else if (ref.fail_if_not_exists !== false) {
+        throw E.invalidForm(['message_reference', 'message_id'], 'MESSAGE_REFERENCE_UNKNOWN_MESSAGE', 'Unknown message');
+      }
+    } else if (forwarding) {
+      if (!ref!.message_id || !ref!.channel_id) throw E.invalidForm(['message_reference', ref!.message_id ? 'channel_id' : 'message_id'], 'BASE_TYPE_REQUIRED', 'This field is required');
+      const source = await this.forwardSource(caller, ref!.channel_id, ref!.message_id);
+      reference = { type: 1, message_id: source.id, channel_id: source.channel_id, ...(source.guild_id ? { guild_id: source.guild_id } : {}) } as APIMessageReference;
+      snapshots = [{ message: await this.snapshot(source) }];
+    }
+
+    const mentions = await this.mentions(view, perms, content, body.allowed_mentions, repliedAuthor);
+    const nonce = body.nonce === undefined ? null : String(body.nonce);
+    const fields = {
+      channel_id: channel.id,
+      guild_id: channel.guild_id,
+      author_id: caller.userId,
+      application_id: caller.bot ? caller.applicationId : null,
+      type,
+      content,
+      flags: flags | (forwarding ? Flag.HasSnapshot : 0),
+      tts: body.tts && has(perms, Permission.SendTTSMessages) ? 1 : 0,
+      nonce,
+      mention_everyone: mentions.everyone ? 1 : 0,
+      mentions: mentions.users,
+      mention_roles: mentions.roles,
+      embeds,
+      components,
+      message_reference: reference ? JSON.stringify(reference) : null,
+      message_snapshots: snapshots ? JSON.stringify(snapshots) : null,
+      interaction_metadata: null,
+    };
+
+    let row: ChannelMessagesTable | undefined;
+    for (let attempt = 0; attempt < 3 && !row; attempt++) {
+      try {
+        row = await this.repo.transaction(async (tx) => {
+          const now = Date.now();
+          const created = await this.repo.insert(tx, fields, now);
+          if (body.enforce_nonce && nonce !== null) {
+            const earlier = await this.repo.claimNonce(tx, caller.userId, nonce, created.id, now, NONCE_WINDOW_MS);
+            // The earlier message still exists: roll this one back and answer with it.
+            if (earlier !== null && (await this.repo.get(earlier, tx))) throw new NonceTaken(earlier);
+            if (earlier !== null) await this.repo.replaceNonce(tx, caller.userId, nonce, created.id, now);
+          }
+          return created;
+        });
+      } catch (e) {
+        if (e instanceof NonceTaken) return this.wire((await this.repo.get(e.messageId))!, caller);
+        // Two sends with one nonce at once: the loser's insert of the claim fails; the retry finds the winner.
+        if (!(body.enforce_nonce && attempt < 2)) throw e;
+      }
+    }
+    const wire = await this.wire(row!, { ...caller, bot: false });
+    await this.publishMessage('MESSAGE_CREATE', channel, wire, view);
+    return caller.bot && !(await this.readsAllContent(caller)) && !contentExempt(wire, caller.userId) ? withoutContent(wire as never) : wire;
+  }
+
+  /** The message to forward, if the caller can read it: 10008 when unknown, 160014 when its content is unreadable. */
+  private async forwardSource(caller: MessageCaller, channelId: string, messageId: string): Promise<ChannelMessagesTable> {
+    const source = /^\d{1,20}$/.test(channelId) ? await this.repo.inChannel(channelId, messageId) : undefined;
+    if (!source) throw E.unknownMessage();
+    const readable = await this.access(caller, channelId).then(
+      ({ perms }) => has(perms, Permission.ViewChannel | Permission.ReadMessageHistory),
+      () => false,
+    );
+    if (!readable) throw E.forwardUnreadable();
+    if (!(await this.readsAllContent(caller))) {
+      const mentioned = (JSON.parse(source.mentions) as string[]).includes(caller.userId);
+      if (source.author_id !== caller.userId && !mentioned) throw E.forwardUnreadable();
+    }
+    return source;
+  }
+
+  /** The minimal message of a forward's snapshot: no author, no guild, no IDs (public shape). */
+  private async snapshot(m: ChannelMessagesTable): Promise<Record<string, unknown>> {
+    const users = await this.store.users.getMany(JSON.parse(m.mentions) as string[]);
+    const w = messageWire(m, { users });
+    return {
+      type: m.type === MessageType.Reply ? MessageType.Default : m.type,
+      content: w.content,
+      embeds: w.embeds,
+      attachments: w.attachments,
+      timestamp: w.timestamp,
+      edited_timestamp: w.edited_timestamp,
+      flags: (w.flags ?? 0) & ~Flag.HasSnapshot,
+      mentions: w.mentions,
+      mention_roles: w.mention_roles,
+      components: w.components,
+    };
+  }
+
+  /**
+   * `<@id>` of members, `<@&id>` of the guild's roles, @everyone/@here with MENTION_EVERYONE,
+   * narrowed by `allowed_mentions`, plus the replied-to author unless `replied_user` is false.
+   */
+  private async mentions(view: GuildView, perms: bigint, content: string, allowed: CreateMessageBody['allowed_mentions'], repliedAuthor?: string): Promise<{ users: string[]; roles: string[]; everyone: boolean }> {
+    const parse = allowed?.parse;
+    const userIds = [...new Set([...content.matchAll(/<@!?(\d{1,20})>/g)].map((m) => m[1]!))].slice(0, 100);
+    const roleIds = [...new Set([...content.matchAll(/<@&(\d{1,20})>/g)].map((m) => m[1]!))];
+    const allowUser = (id: string) => !allowed || (parse?.includes('users') ?? false) || (allowed.users ?? []).includes(id);
+    const allowRole = (id: string) => !allowed || (parse?.includes('roles') ?? false) || (allowed.roles ?? []).includes(id);
+    const members = userIds.length > 0 ? await this.store.guildMembers.list(view.guild.id, { userIds, limit: 100 }) : [];
+    const users = members.map((m) => m.member.user_id).filter(allowUser);
+    if (repliedAuthor && allowed?.replied_user !== false && !users.includes(repliedAuthor)) users.push(repliedAuthor);
+    const guildRoles = new Set(view.roles.map((r) => r.id));
+    const roles = roleIds.filter((id) => guildRoles.has(id) && id !== view.guild.id).filter(allowRole);
+    const everyone = /@(everyone|here)/.test(content) && has(perms, Permission.MentionEveryone) && (!allowed || (parse?.includes('everyone') ?? false));
+    return { users, roles, everyone };
+  }
+
+  /** MESSAGE_CREATE/UPDATE with `guild_id` and the author's `member`, to members who can view the channel. */
+  private async publishMessage(t: string, channel: GuildChannelsTable, wire: APIMessage, view?: GuildView): Promise<void> {
+    const authorMember = view && view.userId === wire.author.id ? view.member : await this.store.guildMembers.get(channel.guild_id, wire.author.id);
+    const { reactions: _r, ...rest } = wire as APIMessage & { reactions?: unknown };
+    const payload = { ...rest, guild_id: channel.guild_id, ...(authorMember ? { member: stripUser(memberWire(authorMember)) } : {}) };
+    await this.events.publish(channel.guild_id, t, payload, { kind: 'channel', channel });
+  }
+
+  // ---- read ----------------------------------------------------------------------------------
+
+  async get(caller: MessageCaller, channelId: string, messageId: string): Promise<APIMessage> {
+    const { perms } = await this.access(caller, channelId);
+    if (!has(perms, Permission.ReadMessageHistory)) throw E.missingPermissions();
+    return this.wire(await this.message(channelId, messageId), caller);
+  }
+
+  async list(caller: MessageCaller, channelId: string, q: { before?: string; after?: string; around?: string; limit?: number }): Promise<APIMessage[]> {
+    const { perms } = await this.access(caller, channelId);
+    // Without READ_MESSAGE_HISTORY the history is empty (public behaviour), not an error.
+    if (!has(perms, Permission.ReadMessageHistory)) return [];
+    const rows = await this.repo.page(channelId, { ...q, limit: q.limit ?? 50 });
+    return rows.length === 0 ? [] : this.wires(rows, caller);
+  }
+
+  // ---- edit and delete -----------------------------------------------------------------------
+
+  async edit(caller: MessageCaller, channelId: string, messageId: string, body: EditMessageBody): Promise<APIMessage> {
+    const { view, channel, perms } = await this.access(caller, channelId);
+    const row = await this.message(channelId, messageId);
+    if (row.author_id !== caller.userId) throw E.editOthers();
+    const set: Parameters<ChannelMessageRepo['update']>[2] = {};
+    if (body.content !== undefined) set.content = body.content ?? '';
+    if (body.embeds !== undefined) {
+      checkEmbeds(body.embeds ?? []);
+      set.embeds = JSON.stringify(body.embeds ?? []);
+    }
+    const flags = body.flags === undefined || body.flags === null ? row.flags : body.flags;
+    if (body.flags !== undefined && body.flags !== null) {
+      if ((body.flags & ~CREATE_FLAGS) !== 0) throw E.invalidForm(['flags'], 'MESSAGE_FLAGS_INVALID', 'Invalid message flags.');
+      // IS_COMPONENTS_V2 cannot be taken off once set (public rule); server-owned bits stay.
+      if ((row.flags & Flag.IsComponentsV2) !== 0 && (body.flags & Flag.IsComponentsV2) === 0) throw E.invalidForm(['flags'], 'MESSAGE_CANNOT_REMOVE_COMPONENTS_V2', 'The IS_COMPONENTS_V2 flag cannot be removed.');
+      set.flags = (row.flags & ~CREATE_FLAGS) | body.flags;
+    }
+    if (body.components !== undefined) {
+      checkComponents(body.components ?? [], flags);
+      set.components = JSON.stringify(body.components ?? []);
+    }
+    const content = set.content ?? row.content;
+    const embeds = set.embeds !== undefined ? (JSON.parse(set.embeds) as unknown[]) : (JSON.parse(row.embeds) as unknown[]);
+    const comps = set.components !== undefined ? (JSON.parse(set.components) as unknown[]) : (JSON.parse(row.components) as unknown[]);
+    if (content.trim() === '' && embeds.length === 0 && comps.length === 0 && row.message_snapshots === null && JSON.parse(row.attachments).length === 0) throw E.emptyMessage();
+    if (set.content !== undefined) {
+      const m = await this.mentions(view, perms, content, body.allowed_mentions ?? undefined);
+      set.mentions = JSON.stringify(m.users);
+      set.mention_roles = JSON.stringify(m.roles);
+      set.mention_everyone = m.everyone ? 1 : 0;
+    }
+    set.edited_at = Date.now();
+    await this.repo.update(this.store.database.db, row.id, set);
+    const updated = (await this.repo.get(row.id))!;
+    const wire = await this.wire(updated, { ...caller, bot: false });
+    await this.publishMessage('MESSAGE_UPDATE', channel, wire, view);
+    return (await this.wires([updated], caller))[0]!;
+  }
+
+  /** Own messages, or anyone's with MANAGE_MESSAGES. */
+  async delete(caller: MessageCaller, channelId: string, messageId: string): Promise<void> {
+    const { channel, perms } = await this.access(caller, channelId);
+    const row = await this.message(channelId, messageId);
+    if (row.author_id !== caller.userId && !mayDo(perms, 'deleteOthersMessage')) throw E.missingPermissions();
+    await this.repo.transaction((tx) => this.repo.delete(tx, [row.id]));
+    await this.events.publish(channel.guild_id, 'MESSAGE_DELETE', { id: row.id, channel_id: channel.id, guild_id: channel.guild_id }, { kind: 'channel', channel });
+  }
+
+  /**
+   * 2 to 100 IDs (the schema checks the count); any older than 14 days refuses the whole request
+   * (age from the snowflake, as publicly), IDs of other channels or unknown ones are skipped.
+   */
+  async bulkDelete(caller: MessageCaller, channelId: string, ids: string[]): Promise<void> {
+    const { channel, perms } = await this.access(caller, channelId);
+    if (!has(perms, Permission.ManageMessages)) throw E.missingPermissions();
+    const cutoff = Date.now() - BULK_DELETE_MAX_AGE_MS;
+    for (const [i, id] of ids.entries()) {
+      if (!/^\d{1,20}$/.test(id)) throw E.invalidForm(['messages', String(i)], 'NUMBER_TYPE_COERCE', `Value "${id}" is not snowflake.`);
+      if (Number(BigInt(id) >> 22n) + SNOWFLAKE_EPOCH_MS < cutoff) throw E.tooOldToBulkDelete();
+    }
+    const rows = await this.repo.many(channel.id, [...new Set(ids)]);
+    if (rows.length === 0) return;
+    await this.repo.transaction((tx) => this.repo.delete(tx, rows.map((r) => r.id)));
+    await this.events.publish(channel.guild_id, 'MESSAGE_DELETE_BULK', { ids: rows.map((r) => r.id), channel_id: channel.id, guild_id: channel.guild_id }, { kind: 'channel', channel });
+  }
+
+  // ---- reactions -----------------------------------------------------------------------------
+
+  /** `name:id` of a custom emoji of this guild, or Unicode emoji; 10014 otherwise. */
+  private async emoji(guildId: string, raw: string): Promise<{ key: string; id: string | null; name: string; animated: boolean }> {
+    const custom = /^(?:a:)?([A-Za-z0-9_~]{1,32}):(\d{1,20})$/.exec(raw);
+    if (custom) {
+      const e = await this.repo.guildEmoji(guildId, custom[2]!);
+      if (!e) throw E.unknownEmoji();
+      return { key: `${e.name}:${e.id}`, id: e.id, name: e.name, animated: e.animated === 1 };
+    }
+    if (raw.length === 0 || raw.length > 32 || !/^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|[#*0-9]\uFE0F?\u20E3|\p{Emoji_Modifier}|\uFE0F|\u200D)+$/u.test(raw)) throw E.unknownEmoji();
+    return { key: raw, id: null, name: raw, animated: false };
+  }
+
+  async addReaction(caller: MessageCaller, channelId: string, messageId: string, rawEmoji: string): Promise<void> {
+    const { view, channel, perms } = await this.access(caller, channelId);
+    if (!has(perms, Permission.ReadMessageHistory)) throw E.missingPermissions();
+    const row = await this.message(channelId, messageId);
+    const emoji = await this.emoji(channel.guild_id, rawEmoji);
+    // Adding to an existing reaction needs only history; a new emoji on the message needs ADD_REACTIONS.
+    if (!has(perms, Permission.AddReactions) && !(await this.repo.hasEmoji(row.id, emoji.key))) throw E.missingPermissions();
+    const added = await this.repo.addReaction(this.store.database.db, { message_id: row.id, emoji_key: emoji.key, user_id: caller.userId, type: 0, emoji_id: emoji.id, emoji_name: emoji.name, animated: emoji.animated ? 1 : 0 });
+    if (!added) return;
+    await this.events.publish(channel.guild_id, 'MESSAGE_REACTION_ADD', {
+      user_id: caller.userId,
+      channel_id: channel.id,
+      message_id: row.id,
+      guild_id: channel.guild_id,
+      member: memberWire(view.member),
+      emoji: emojiWire(emoji),
+      message_author_id: row.author_id,
+      burst: false,
+      burst_colors: [],
+      type: 0,
+    }, { kind: 'channel', channel });
+  }
+
+  /** Removes `userId`'s reaction ('@me' for the caller's own; anyone else's needs MANAGE_MESSAGES). */
+  async removeReaction(caller: MessageCaller, channelId: string, messageId: string, rawEmoji: string, userId: string): Promise<void> {
+    const { channel, perms } = await this.access(caller, channelId);
+    const target = userId === '@me' ? caller.userId : userId;
+    if (target !== caller.userId && !has(perms, Permission.ManageMessages)) throw E.missingPermissions();
+    const row = await this.message(channelId, messageId);
+    const emoji = await this.emoji(channel.guild_id, rawEmoji);
+    const removed = await this.repo.removeReactions(this.store.database.db, row.id, { emojiKey: emoji.key, userId: target, type: 0 });
+    if (removed.length === 0) return;
+    await this.events.publish(channel.guild_id, 'MESSAGE_REACTION_REMOVE', {
+      user_id: target, channel_id: channel.id, message_id: row.id, guild_id: channel.guild_id, emoji: emojiWire(emoji), burst: false, type: 0,
+    }, { kind: 'channel', channel });
+  }
+
+  /** Every reaction, or every reaction with one emoji: MANAGE_MESSAGES. */
+  async removeAllReactions(caller: MessageCaller, channelId: string, messageId: string, rawEmoji?: string): Promise<void> {
+    const { channel, perms } = await this.access(caller, channelId);
+    if (!has(perms, Permission.ManageMessages)) throw E.missingPermissions();
+    const row = await this.message(channelId, messageId);
+    const emoji = rawEmoji === undefined ? undefined : await this.emoji(channel.guild_id, rawEmoji);
+    const removed = await this.repo.removeReactions(this.store.database.db, row.id, emoji ? { emojiKey: emoji.key } : {});
+    if (removed.length === 0) return;
+    const base = { channel_id: channel.id, message_id: row.id, guild_id: channel.guild_id };
+    if (emoji) await this.events.publish(channel.guild_id, 'MESSAGE_REACTION_REMOVE_EMOJI', { ...base, emoji: emojiWire(emoji) }, { kind: 'channel', channel });
+    else await this.events.publish(channel.guild_id, 'MESSAGE_REACTION_REMOVE_ALL', base, { kind: 'channel', channel });
+  }
+
+  async reactions(caller: MessageCaller, channelId: string, messageId: string, rawEmoji: string, q: { after?: string; limit?: number; type?: number }): Promise<unknown[]> {
+    const { channel, perms } = await this.access(caller, channelId);
+    if (!has(perms, Permission.ReadMessageHistory)) throw E.missingPermissions();
+    const row = await this.message(channelId, messageId);
+    const emoji = await this.emoji(channel.guild_id, rawEmoji);
+    const ids = await this.repo.reactors(row.id, emoji.key, { type: q.type ?? 0, ...(q.after ? { after: q.after } : {}), limit: q.limit ?? 25 });
+    const users = await this.store.users.getMany(ids);
+    return ids.map((id) => users.get(id)).filter((u) => u !== undefined).map((u) => messageWire({ ...blankRow, author_id: u.id }, { users }).author);
+  }
+
+  // ---- typing --------------------------------------------------------------------------------
+
+  async typing(caller: MessageCaller, channelId: string): Promise<void> {
+    const { view, channel, perms } = await this.access(caller, channelId);
+    if (!TEXT_CHANNEL_TYPES.has(channel.type)) throw E.notText();
+    if (!has(perms, Permission.SendMessages)) throw E.missingPermissions();
+    await this.events.publish(channel.guild_id, 'TYPING_START', {
+      channel_id: channel.id, guild_id: channel.guild_id, user_id: caller.userId, timestamp: Math.floor(Date.now() / 1000), member: memberWire(view.member),
+    }, { kind: 'channel', channel });
+  }
+
+  // ---- pins ----------------------------------------------------------------------------------
+
+  /** Get Channel Pins (new route): `{items: [{pinned_at, message}], has_more}`, newest pin first. */
+  async pins(caller: MessageCaller, channelId: string, q: { before?: string; limit?: number }): Promise<{ items: { pinned_at: string; message: APIMessage }[]; has_more: boolean }> {
+    const { perms } = await this.access(caller, channelId);
+    if (!has(perms, Permission.ReadMessageHistory)) return { items: [], has_more: false };
+    const limit = q.limit ?? 50;
+    let before: number | undefined;
+    if (q.before !== undefined) {
+      before = Date.parse(q.before);
+      if (Number.isNaN(before)) throw E.invalidForm(['before'], 'DATE_TIME_TYPE_PARSE', `Could not parse ${q.before}. Should be ISO8601.`);
+    }
+    const rows = await this.repo.pins(channelId, { ...(before !== undefined ? { before } : {}), limit: limit + 1 });
+    const page = rows.slice(0, limit);
+    const wires = await this.wires(page, caller);
+    return { items: page.map((r, i) => ({ pinned_at: new Date(Number(r.pinned_at)).toISOString(), message: wires[i]! })), has_more: rows.length > limit };
+  }
+
+  /** The deprecated Get Pinned Messages: an array of every pinned message, newest pin first. */
+  async pinsLegacy(caller: MessageCaller, channelId: string): Promise<APIMessage[]> {
+    const { perms } = await this.access(caller, channelId);
+    if (!has(perms, Permission.ReadMessageHistory)) return [];
+    const rows = await this.repo.pins(channelId, { limit: MAX_PINS });
+    return rows.length === 0 ? [] : this.wires(rows, caller);
+  }
+
+  /** Pin or unpin: PIN_MESSAGES (MANAGE_MESSAGES alone no longer suffices). Idempotent. */
+  async setPinned(caller: MessageCaller, channelId: string, messageId: string, pinned: boolean): Promise<void> {
+    const { view, channel, perms } = await this.access(caller, channelId);
+    if (!mayDo(perms, 'pinMessage')) throw E.missingPermissions();
+    const row = await this.message(channelId, messageId);
+    if ((row.pinned_at !== null) === pinned) return;
+    if (pinned && (await this.repo.pinCount(channel.id)) >= MAX_PINS) throw E.maxPins();
+    await this.repo.update(this.store.database.db, row.id, { pinned_at: pinned ? Date.now() : null });
+    const latest = (await this.repo.pins(channel.id, { limit: 1 }))[0];
+    await this.events.publish(channel.guild_id, 'CHANNEL_PINS_UPDATE', {
+      guild_id: channel.guild_id, channel_id: channel.id, last_pin_timestamp: latest ? new Date(Number(latest.pinned_at)).toISOString() : null,
+    }, { kind: 'channel', channel });
+    const wire = await this.wire((await this.repo.get(row.id))!, { ...caller, bot: false });
+    await this.publishMessage('MESSAGE_UPDATE', channel, wire, view.userId === row.author_id ? view : undefined);
+  }
+}
+
+const blankRow: ChannelMessagesTable = {
+  id: '0', channel_id: '0', guild_id: null, author_id: '0', application_id: null, type: 0, content: '', flags: 0, tts: 0, nonce: null, mention_everyone: 0,
+  mentions: '[]', mention_roles: '[]', embeds: '[]', components: '[]', attachments: '[]', message_reference: null, message_snapshots: null, interaction_metadata: null,
+  pinned_at: null, edited_at: null, created_at: 0,
+};
+
+function emojiWire(e: { id: string | null; name: string; animated: boolean }): { id: string | null; name: string; animated?: boolean } {
+  return { id: e.id, name: e.name, ...(e.id ? { animated: e.animated } : {}) };
+}
+
+/** The `member` of a message event carries no `user` (the author is beside it). */
+function stripUser<T extends { user?: unknown }>(m: T): Omit<T, 'user'> {
+  const { user: _u, ...rest } = m;
+  return rest;
+}
+
+/** The public total: title, description, field names and values, footer text and author name of all embeds, 6,000 at most. */
+function checkEmbeds(embeds: APIEmbed[]): void {
+  let total = 0;
+  for (const e of embeds) {
+    total += (e.title?.length ?? 0) + (e.description?.length ?? 0) + (e.footer?.text.length ?? 0) + (e.author?.name.length ?? 0);
+    for (const f of e.fields ?? []) total += f.name.length + f.value.length;
+  }
+  if (total > EMBED_TOTAL_CHARS) throw E.invalidForm(['embeds'], 'MAX_EMBED_SIZE_EXCEEDED', `Embed size exceeds maximum size of ${EMBED_TOTAL_CHARS}`);
+}
+
+/**
+ * Component counts: legacy messages hold up to 5 action rows; with IS_COMPONENTS_V2 up to 40
+ * components in total, nested ones included. (Per-type validation of components is not done yet.)
+ */
+function checkComponents(components: unknown[], flags: number): void {
+  if ((flags & Flag.IsComponentsV2) === 0) {
+    if (components.length > 5) throw E.invalidForm(['components'], 'BASE_TYPE_MAX_LENGTH', 'Must be 5 or fewer in length.');
+    return;
+  }
+  const count = (list: unknown[]): number => list.reduce<number>((n, c) => {
+    const o = c as { components?: unknown[]; accessory?: unknown };
+    return n + 1 + (Array.isArray(o?.components) ? count(o.components) : 0) + (o?.accessory ? 1 : 0);
+  }, 0);
+  if (count(components) > 40) throw E.invalidForm(['components'], 'COMPONENT_LAYOUT_WIDTH_EXCEEDED', 'A message can hold at most 40 components.');
+}
+
+const byStore = new WeakMap<Store, MessageService>();
+
+/** One service per store, shared by the routes (and by tests that seed messages). */
+export function messageServiceFor(store: Store, bus: EventBus): MessageService {
+  let s = byStore.get(store);
+  if (!s) byStore.set(store, (s = new MessageService(store, bus)));
+  return s;
+}
