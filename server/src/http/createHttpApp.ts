@@ -19,7 +19,6 @@ import { userRoutes } from './routes/users.ts';
 import { applicationProfileRoutes } from './routes/applicationProfiles.ts';
 import { avatarRoutes } from './routes/avatars.ts';
 import { guildRouteFamily } from './routes/guildRouteFamily.ts';
-import { channelMessageRoutes } from './routes/channelMessages.ts';
 import { guildVoiceStateRoutes } from './routes/guildVoiceStates.ts';
 import { channelMessageRoutes } from './routes/channelMessages.ts';
 import { applicationRoutes } from './routes/applications.ts';
@@ -137,7 +136,6 @@ export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Bu
   oauth2PageRoutes(app, ctx);
   oauth2ApiRoutes(app, ctx);
   guildRouteFamily(app, ctx);
-  channelMessageRoutes(app, ctx);
   guildVoiceStateRoutes(app, ctx);
   channelMessageRoutes(app, ctx);
   applicationRoutes(app, ctx);
