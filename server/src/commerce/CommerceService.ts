@@ -1,13 +1,15 @@
 import type { FieldErrorTree } from '@social-layer/protocol';
 import { Errors } from '../http/ApiError.ts';
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../storage/schema.ts';
 import type { Store } from '../storage/Store.ts';
-import type { EntitlementsTable } from '../storage/commerceSchema.ts';
+import type { EntitlementsTable, SkusTable } from '../storage/commerceSchema.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { CommerceDispatch, CommerceEvents } from './CommerceEvents.ts';
 import { CommerceErrors } from './errors.ts';
 import { SubscriptionMachine } from './subscriptionMachine.ts';
+import { CheckoutService } from './CheckoutService.ts';
+import type { PaymentStep } from './payment.ts';
 import {
   DEFAULT_BILLING_PERIOD_DAYS,
   EntitlementType,
@@ -50,13 +52,18 @@ const TYPE_OF = { durable: SkuType.Durable, consumable: SkuType.Consumable, subs
  */
 export class CommerceService {
   readonly machine: SubscriptionMachine;
+  /** The checkout: test mode or a payment provider, then `purchase`. */
+  readonly checkout: CheckoutService;
 
   constructor(
     private readonly store: Store,
     private readonly events: CommerceEvents,
     readonly clock: Clock = systemClock,
+    /** A real payment provider; none by default (only test mode sells). */
+    paymentProvider: PaymentStep | null = null,
   ) {
     this.machine = new SubscriptionMachine(store);
+    this.checkout = new CheckoutService(store, this, paymentProvider);
   }
 
   // --- SKUs ---
@@ -170,20 +177,15 @@ export class CommerceService {
   /**
    * A completed purchase (the checkout calls this once payment succeeded): a subscription SKU
    * goes through the state machine; a durable or consumable one grants an entitlement.
-   * `testMode` records TEST_MODE_PURCHASE instead of PURCHASE for one-time SKUs.
+   * `testMode` records TEST_MODE_PURCHASE instead of PURCHASE.
    */
   async purchase(applicationId: string, userId: string, skuId: string, opts: { testMode?: boolean } = {}): Promise<{ entitlement: EntitlementWire; subscription?: SubscriptionWire }> {
-    const sku = await this.store.skus.get(skuId);
-    if (!sku || sku.application_id !== applicationId) throw CommerceErrors.unknownSku();
-    if ((sku.flags & SkuFlags.Available) === 0 || sku.type === SkuType.SubscriptionGroup) throw CommerceErrors.invalidSku();
-    if (!(await this.store.users.get(userId))) throw CommerceErrors.unknownUser();
+    const sku = await this.checkPurchase(applicationId, userId, skuId);
     const now = this.clock.now();
     return this.commit(async (tx, out) => {
-      const owned = await this.store.entitlements.list(applicationId, { userId, skuIds: [sku.id], limit: 1, excludeDeleted: true, excludeEnded: true, now }, tx);
-      const blocking = owned.filter((e) => sku.type !== SkuType.Consumable || e.consumed === 0);
-      if (blocking.length > 0) throw CommerceErrors.alreadyGranted();
+      await this.refuseOwned(tx, applicationId, userId, sku, now);
       if (sku.type === SkuType.Subscription) {
-        const r = (await this.machine.transition(tx, null, { kind: 'purchase', applicationId, userId, sku }, now))!;
+        const r = (await this.machine.transition(tx, null, { kind: 'purchase', applicationId, userId, sku, ...(opts.testMode ? { entitlementType: EntitlementType.TestModePurchase } : {}) }, now))!;
         out.push(...r.dispatches);
         const [e] = await this.store.entitlements.ofSubscription(r.subscription.id, tx);
         return { entitlement: entitlementToWire(e!), subscription: subscriptionToWire(r.subscription, [e!.id]) };
@@ -195,6 +197,22 @@ export class CommerceService {
       );
       return { entitlement: await this.created(tx, row, out) };
     });
+  }
+
+  /** What a purchase would refuse (unknown or unavailable SKU, unknown user, already owned), checked before any payment. */
+  async checkPurchase(applicationId: string, userId: string, skuId: string): Promise<SkusTable> {
+    const sku = await this.store.skus.get(skuId);
+    if (!sku || sku.application_id !== applicationId) throw CommerceErrors.unknownSku();
+    if ((sku.flags & SkuFlags.Available) === 0 || sku.type === SkuType.SubscriptionGroup) throw CommerceErrors.invalidSku();
+    if (!(await this.store.users.get(userId))) throw CommerceErrors.unknownUser();
+    await this.refuseOwned(this.store.database.db, applicationId, userId, sku, this.clock.now());
+    return sku;
+  }
+
+  /** A durable or subscription SKU owned and not ended, or a consumable not yet consumed: no second purchase. */
+  private async refuseOwned(db: Kysely<Database>, applicationId: string, userId: string, sku: SkusTable, now: number): Promise<void> {
+    const owned = await this.store.entitlements.list(applicationId, { userId, skuIds: [sku.id], limit: 1, excludeDeleted: true, excludeEnded: true, now }, db);
+    if (owned.some((e) => sku.type !== SkuType.Consumable || e.consumed === 0)) throw CommerceErrors.alreadyGranted();
   }
 
   /** The user cancels: ENDING until the period runs out (the scheduler then ends it). */

@@ -6,7 +6,7 @@ import type { CommerceDispatch } from './CommerceEvents.ts';
 import { DAY_MS, DEFAULT_BILLING_PERIOD_DAYS, EntitlementType, entitlementToWire, SubscriptionStatus, type SubscriptionStatusValue, subscriptionToWire } from './wire.ts';
 
 export type SubscriptionTrigger =
-  | { kind: 'purchase'; applicationId: string; userId: string; sku: SkusTable }
+  | { kind: 'purchase'; applicationId: string; userId: string; sku: SkusTable; /** TEST_MODE_PURCHASE for a tester in test mode; default PURCHASE. */ entitlementType?: number }
   | { kind: 'renew' }
   | { kind: 'cancel' }
   | { kind: 'end' };
@@ -74,7 +74,7 @@ export class SubscriptionMachine {
       await this.store.subscriptions.insert(tx, next);
       const entitlement = await this.store.entitlements.create(
         tx,
-        { application_id: trigger.applicationId, sku_id: trigger.sku.id, user_id: trigger.userId, guild_id: null, type: EntitlementType.Purchase, starts_at: now, ends_at: null, test: 0, subscription_id: next.id },
+        { application_id: trigger.applicationId, sku_id: trigger.sku.id, user_id: trigger.userId, guild_id: null, type: trigger.entitlementType ?? EntitlementType.Purchase, starts_at: now, ends_at: null, test: 0, subscription_id: next.id },
         now,
       );
       const wire = entitlementToWire(entitlement);

@@ -7,8 +7,8 @@ const TYPE_TEXT: Record<number, string> = { 2: 'Durable', 3: 'Consumable', 5: 'S
 
 /**
  * SKUs (issue 14): create one (name, type, price in cents, billing period for subscriptions);
- * the list of the application's SKUs is its own page (`/developers/applications/:id/skus`),
- * because a section renders from the application object alone.
+ * the list of the application's SKUs and the test-mode toggle are its own page
+ * (`/developers/applications/:id/skus`), because a section renders from the application object alone.
  */
 export const skusSection: PortalSection = {
   id: 'skus',
@@ -29,6 +29,11 @@ ${hidden({ csrf })}
 </form>`,
   async submit(form, { app, commerce }) {
     if (!commerce) throw new Error('commerce is not configured on this server');
+    if (form.get('action') === 'test_mode') {
+      const on = form.get('enabled') === '1';
+      await commerce.checkout.setTestMode(app.id, on);
+      return { notice: on ? 'Test mode is on: checkouts succeed without payment.' : 'Test mode is off.' };
+    }
     const type = formText(form, 'type', 20) ?? '';
     const sku = await commerce.createSku(app.id, {
       name: formText(form, 'name', 200) ?? '',
@@ -45,13 +50,18 @@ function toInt(v: string | undefined): number {
 }
 
 /** The application's SKUs as a table. */
-export function skuListPage(o: { app: { id: string; name: string }; skus: SkuWire[] }): string {
+export function skuListPage(o: { app: { id: string; name: string }; csrf: string; testMode: boolean; skus: SkuWire[] }): string {
   const row = (s: SkuWire): Html => html`<tr data-sku-id="${s.id}"><td><code class="small">${s.id}</code></td><td>${s.name}</td><td><code class="small">${s.slug}</code></td>
 <td>${TYPE_TEXT[s.type] ?? String(s.type)}</td><td>${(s.price / 100).toFixed(2)}</td><td>${s.billing_period_days === undefined ? '' : `${s.billing_period_days} days`}</td></tr>`;
   return page(
     `${o.app.name}: SKUs`,
     html`<nav class="portal-nav"><a href="/developers/applications/${o.app.id}#skus">Back to ${o.app.name}</a></nav>
 <h1>SKUs</h1>
+<form method="post" action="/developers/applications/${o.app.id}/skus" id="test-mode-form">
+${hidden({ csrf: o.csrf, action: 'test_mode' })}
+<label class="inline"><input type="checkbox" id="test-mode" name="enabled" value="1"${o.testMode ? html` checked` : ''}> Test mode: the checkout takes no payment (the application's owner gets TEST_MODE_PURCHASE entitlements, others PURCHASE)</label>
+<button type="submit" id="save-test-mode" class="secondary">Save</button>
+</form>
 ${o.skus.length === 0
   ? html`<p class="muted" id="no-skus">No SKUs yet.</p>`
   : html`<table id="skus"><thead><tr><th>ID</th><th>Name</th><th>Slug</th><th>Type</th><th>Price</th><th>Billing period</th></tr></thead>

@@ -29,6 +29,20 @@ export class SkuRepo {
     return (await db.selectFrom('skus').select('id').where('application_id', '=', applicationId).where('slug', '=', slug).executeTakeFirst()) !== undefined;
   }
 
+  /** Whether the application's test-mode checkout is on (off until the portal turns it on). */
+  async testMode(applicationId: string, db: Db = this.db): Promise<boolean> {
+    const row = await db.selectFrom('commerce_settings').select('test_mode').where('application_id', '=', applicationId).executeTakeFirst();
+    return row?.test_mode === 1;
+  }
+
+  async setTestMode(applicationId: string, on: boolean, now: number): Promise<void> {
+    await this.db
+      .insertInto('commerce_settings')
+      .values({ application_id: applicationId, test_mode: on ? 1 : 0, updated_at: now })
+      .onConflict((oc) => oc.column('application_id').doUpdateSet({ test_mode: on ? 1 : 0, updated_at: now }))
+      .execute();
+  }
+
   async update(id: string, set: Partial<Pick<SkusTable, 'name' | 'flags' | 'price'>>, db: Db = this.db): Promise<void> {
     await db.updateTable('skus').set(set).where('id', '=', id).execute();
   }

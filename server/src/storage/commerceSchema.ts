@@ -7,6 +7,7 @@ declare module './schema.ts' {
     skus: SkusTable;
     entitlements: EntitlementsTable;
     subscriptions: SubscriptionsTable;
+    commerce_settings: CommerceSettingsTable;
   }
 }
 
@@ -49,5 +50,11 @@ export interface SubscriptionsTable {
   current_period_start: number | string;
   current_period_end: number | string;
   created_at: number | string;
+  updated_at: number | string;
+}
+
+export interface CommerceSettingsTable {
+  application_id: string;
+  test_mode: number;
   updated_at: number | string;
 }

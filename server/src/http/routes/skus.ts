@@ -3,9 +3,12 @@ import { currentWebUser, pageHeaders } from '../../accounts/webSession.ts';
 import { messagePage } from '../../pages/accountPages.ts';
 import { skuListPage } from '../../pages/developerPortalSkus.ts';
 import type { ServerContext } from '../../ServerContext.ts';
-import { authenticate } from '../auth.ts';
-import { BOT, HtmlPage, Redirect, Type, type TypeBoxTypeProvider } from '../schemas/index.ts';
-import { AppParams, COMMERCE_READ, requireOwnBot, SkuSchema, TAGS } from './commerceRouteHelpers.ts';
+import { CommerceErrors } from '../../commerce/index.ts';
+import { authenticate, requireBearer } from '../auth.ts';
+import { BEARER, BOT, HtmlPage, Nullable, Redirect, Type, type TypeBoxTypeProvider } from '../schemas/index.ts';
+import { AppParams, COMMERCE_READ, EntitlementSchema, requireOwnBot, SkuParams, SkuSchema, SubscriptionSchema, TAGS } from './commerceRouteHelpers.ts';
+
+const CHECKOUT = { rateLimit: { bucket: 'commerce.checkout', limit: 10, windowMs: 10_000 } };
 
 const PAGE_READ = { rateLimit: { bucket: 'pages.developers', limit: 300, windowMs: 60_000 } };
 
@@ -22,6 +25,27 @@ export function skuRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
   );
 
+  r.post(
+    '/api/v10/skus/:skuId/checkout',
+    {
+      schema: {
+        summary: 'Buy a SKU (ours: the checkout; test mode or the configured payment provider)',
+        tags: TAGS,
+        security: BEARER,
+        params: SkuParams,
+        response: { 200: Type.Object({ entitlement: EntitlementSchema, subscription: Type.Optional(SubscriptionSchema), payment: Type.Object({ provider: Type.String(), reference: Nullable(Type.String()) }) }, { title: 'CheckoutResult' }) },
+      },
+      config: CHECKOUT,
+    },
+    async (req) => {
+      const p = requireBearer(await authenticate(req, ctx.store));
+      // A game's token buys only that game's SKUs; the platform's own web app may buy any.
+      const sku = await ctx.store.skus.get(req.params.skuId);
+      if (sku && sku.application_id !== p.applicationId && (await ctx.store.applications.get(p.applicationId))?.first_party !== 1) throw CommerceErrors.unknownSku();
+      return ctx.commerce.checkout.checkout(p.userId, req.params.skuId);
+    },
+  );
+
   r.get(
     '/developers/applications/:id/skus',
     { schema: { summary: 'Developer portal: the application\'s SKUs', tags: ['pages'], params: Type.Object({ id: Type.String({ maxLength: 32 }) }), response: { 200: HtmlPage('SKU list'), 303: Redirect('Not signed in: to /login') } }, config: PAGE_READ },
@@ -30,7 +54,7 @@ export function skuRoutes(app: FastifyInstance, ctx: ServerContext): void {
       if (!me) return reply.redirect(`/login?next=${encodeURIComponent(req.url.split('#')[0]!)}`, 303);
       const row = await ctx.applications.getOwned(req.params.id, me.user.id).catch(() => undefined);
       if (!row) return pageHeaders(reply).code(404).send(messagePage('Unknown application', 'There is no such application among yours.'));
-      return pageHeaders(reply).send(skuListPage({ app: { id: row.id, name: row.name }, skus: await ctx.commerce.listSkus(row.id) }));
+      return pageHeaders(reply).send(skuListPage({ app: { id: row.id, name: row.name }, csrf: me.csrf, testMode: await ctx.commerce.checkout.testMode(row.id), skus: await ctx.commerce.listSkus(row.id) }));
     },
   );
 }

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../../ServerContext.ts';
 import type { Principal } from '../../auth/Principal.ts';
-import { authenticate, requireBot } from '../auth.ts';
-import { BOT, Snowflake, Type, type TypeBoxTypeProvider } from '../schemas/index.ts';
-import { COMMERCE_READ, PageLimit, SkuParams, SubscriptionParams, SubscriptionSchema, TAGS } from './commerceRouteHelpers.ts';
+import { authenticate, requireBearer, requireBot } from '../auth.ts';
+import { BEARER, BOT, IdParam, Snowflake, Type, type TypeBoxTypeProvider } from '../schemas/index.ts';
+import { COMMERCE_READ, COMMERCE_WRITE, PageLimit, SkuParams, SubscriptionParams, SubscriptionSchema, TAGS } from './commerceRouteHelpers.ts';
 
 const ListQuery = Type.Object({
   before: Type.Optional(Snowflake('Subscriptions before this ID')),
@@ -40,6 +40,24 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: ServerContext): vo
     async (req) => {
       const bot = requireBotApp(await authenticate(req, ctx.store));
       return ctx.commerce.getSubscription(bot, req.params.skuId, req.params.subscriptionId);
+    },
+  );
+
+  userSubscriptionRoutes(app, ctx);
+}
+
+/** The user's own subscriptions (ours: the web app's subscriptions page uses them). */
+export function userSubscriptionRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.post(
+    '/api/v10/users/@me/subscriptions/:subscriptionId/cancel',
+    {
+      schema: { summary: 'Cancel one of my subscriptions (ours): ENDING until the period runs out', tags: TAGS, security: BEARER, params: Type.Object({ subscriptionId: IdParam({ code: 0, message: 'Unknown Subscription' }) }), response: { 200: SubscriptionSchema } },
+      config: COMMERCE_WRITE,
+    },
+    async (req) => {
+      const p = requireBearer(await authenticate(req, ctx.store));
+      return ctx.commerce.cancelSubscription(p.userId, req.params.subscriptionId);
     },
   );
 }

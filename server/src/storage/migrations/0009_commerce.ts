@@ -65,5 +65,13 @@ export const m0009_commerce: Migration = {
       .execute();
     await db.schema.createIndex('entitlements_app').on('entitlements').columns(['application_id', 'id']).execute();
     await db.schema.createIndex('entitlements_user').on('entitlements').columns(['application_id', 'user_id', 'id']).execute();
+
+    /** Per application: whether the test-mode checkout is on (the portal's toggle). */
+    await db.schema
+      .createTable('commerce_settings')
+      .addColumn('application_id', 'varchar(20)', (c) => c.primaryKey().references('applications.id').onDelete('cascade'))
+      .addColumn('test_mode', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
   },
 };
