@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { SNOWFLAKE_EPOCH_MS } from '@social-layer/protocol';
 
 /**
@@ -8,7 +9,10 @@ export class SnowflakeGenerator {
   private lastMs = 0;
   private counter = 0;
 
-  constructor(private readonly workerId = 0, private readonly processId = process.pid & 0x1f) {}
+  // Without a configured worker ID each process draws one: two nodes on one machine whose pids
+  // agree in the low 5 bits minted equal IDs in the same millisecond (the webhook crash test's
+  // two PostgreSQL nodes hit a duplicate primary key). Ten bits now differ unless both collide.
+  constructor(private readonly workerId = randomInt(32), private readonly processId = process.pid & 0x1f) {}
 
   next(now = Date.now()): string {
     let ms = Math.max(now, this.lastMs);
