@@ -141,6 +141,13 @@ describe('overlay layout in the samples', () => {
           const safeBox = { name: 'safe area', x: game.x + safe.left, y: game.y + safe.top, width: safe.width, height: safe.height };
           expect(safeBox.width * safeBox.height, `${label}: safe area`).toBeGreaterThan(0);
           for (const panel of panels) expect(overlaps(safeBox, panel), `${label}: safe area under ${panel.name}`).toBe(false);
+          // The Phaser sample keeps its hint text in the safe area: never under a panel.
+          if (sample === 'phaser-lobby') {
+            await expect.poll(async () => {
+              const hint = await a.page.evaluate(() => (window as unknown as { __socialLayerSample: { hintBox(): Box | undefined } }).__socialLayerSample.hintBox() ?? null);
+              return hint && panels.filter((panel) => overlaps({ ...hint, name: 'hint' }, panel)).map((p) => p.name);
+            }, { timeout: 5_000 }).toEqual([]);
+          }
         }
       }
 

@@ -12,6 +12,7 @@ export class LobbyScene extends Phaser.Scene {
   readonly #session: GameSession;
   #avatars: MemberTracker<Avatar> | undefined;
   readonly #unsubscribe: (() => void)[] = [];
+  #hint: Phaser.GameObjects.Text | undefined;
   /** Resolves once `create` has run: the test hook waits on it. */
   readonly created: Promise<void>;
   #resolveCreated!: () => void;
@@ -43,6 +44,10 @@ export class LobbyScene extends Phaser.Scene {
       synced: () => this.socialLayer.members?.refresh(),
     });
     this.#unsubscribe.push(session.voice.onSpeaking((userId, speaking) => this.#avatar(userId)?.setSpeaking(speaking)));
+    // The hint stays where no panel covers the field (the overlay's safe area), at any size.
+    const overlay = this.socialLayer.overlay;
+    if (overlay) this.#unsubscribe.push(overlay.onLayout(() => this.#placeHint()));
+    this.#placeHint();
     this.input.on(Phaser.Input.Events.POINTER_DOWN, this.#onPointerDown);
     this.events.once(Phaser.Scenes.Events.SHUTDOWN, this.#onShutdown);
     this.#resolveCreated();
@@ -77,6 +82,29 @@ export class LobbyScene extends Phaser.Scene {
     this.#avatars?.stop();
   };
 
+  /** The hint's box on the page, for tests. */
+  hintBox(): { x: number; y: number; width: number; height: number } | undefined {
+    const hint = this.#hint;
+    if (!hint) return undefined;
+    const rect = this.game.canvas.getBoundingClientRect();
+    const scale = rect.width / WORLD.width;
+    const bounds = hint.getBounds();
+    return { x: rect.left + bounds.x * scale, y: rect.top + bounds.y * scale, width: bounds.width * scale, height: bounds.height * scale };
+  }
+
+  /** Centers the hint at the top of the safe area, in world units (the canvas is scaled to fit). */
+  #placeHint(): void {
+    const area = this.#session.safeArea();
+    const overlay = this.socialLayer.overlay?.element.getBoundingClientRect();
+    const canvas = this.game.canvas.getBoundingClientRect();
+    if (!this.#hint || !area || !overlay || canvas.width === 0) return;
+    const scale = canvas.width / WORLD.width;
+    const toWorldX = (px: number) => (overlay.left + px - canvas.left) / scale;
+    const top = (overlay.top + area.top - canvas.top) / scale;
+    const maxWidth = Math.max(120, area.width / scale - 16);
+    this.#hint.setWordWrapWidth(maxWidth).setPosition(toWorldX(area.left + area.width / 2), Math.min(WORLD.height - 60, Math.max(20, top + 8)));
+  }
+
   #avatar(userId: string): Avatar | undefined {
     return this.#avatars?.items.get(userId);
   }
@@ -88,11 +116,12 @@ export class LobbyScene extends Phaser.Scene {
     for (let x = 64; x < WORLD.width; x += 64) grid.lineBetween(x, 8, x, WORLD.height - 8);
     for (let y = 64; y < WORLD.height; y += 64) grid.lineBetween(8, y, WORLD.width - 8, y);
     grid.lineStyle(2, 0x7c9cff, 0.35).strokeRoundedRect(8, 8, WORLD.width - 16, WORLD.height - 16, 18);
-    this.add
+    this.#hint = this.add
       .text(WORLD.width / 2, 28, 'Click anywhere to walk · share the URL to invite a friend', {
         fontFamily: 'system-ui, sans-serif',
         fontSize: '15px',
         color: '#9aa1b8',
+        align: 'center',
       })
       .setOrigin(0.5, 0);
   }

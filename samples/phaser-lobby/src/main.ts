@@ -16,6 +16,8 @@ export interface SampleHook extends Partial<Pick<GameSession, 'client' | 'lobbyI
   isSpeakingShown(userId: string): boolean;
   /** Page (viewport) coordinates of a world position, to click there. */
   worldToClient(x: number, y: number): { x: number; y: number } | undefined;
+  /** The hint text's box on the page (kept in the overlay's safe area). */
+  hintBox(): { x: number; y: number; width: number; height: number } | undefined;
 }
 
 declare global {
@@ -29,6 +31,7 @@ const hook: SampleHook = (window.__socialLayerSample = {
   ready: start(),
   avatarPosition: (userId) => scene?.avatarPosition(userId),
   isSpeakingShown: (userId) => scene?.isSpeakingShown(userId) ?? false,
+  hintBox: () => scene?.hintBox(),
   worldToClient(x, y) {
     const rect = hook.game?.canvas.getBoundingClientRect();
     return rect && { x: rect.left + (x / WORLD.width) * rect.width, y: rect.top + (y / WORLD.height) * rect.height };
