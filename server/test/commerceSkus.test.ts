@@ -70,7 +70,7 @@ describe('GET /applications/{id}/skus', () => {
 });
 
 describe('developer portal: SKUs section', () => {
-  it('creates a SKU from the form, lists it, and shows field errors without saving', async () => {
+  it('creates a SKU from the form, lists it, edits it, and shows field errors without saving', async () => {
     const dev = new PageSession(t.server.url);
     await dev.signUp('sku_dev');
     const csrf = PageSession.csrf((await dev.get('/developers')).text);
@@ -87,12 +87,32 @@ describe('developer portal: SKUs section', () => {
     expect(list.status).toBe(200);
     expect(list.text).toContain(`data-sku-id="${skus[0]!.id}"`);
     expect(list.text).toContain('12.99');
+    expect(list.text).toContain('Test mode');
 
     const bad = await dev.post(`/developers/applications/${appId}/skus`, { csrf, name: '', type: 'durable', price: 'ten' });
     expect(bad.status).toBe(400);
     expect(bad.text).toMatch(/name: Must be between 1 and 100 in length/);
     expect(bad.text).toMatch(/price: Price must be a whole number of cents/);
     expect((await t.server.commerce.listSkus(appId)).length).toBe(1);
+
+    // Edit: name, price and availability; an unavailable SKU cannot be bought (50057).
+    const id = skus[0]!.id;
+    const edited = await dev.post(`/developers/applications/${appId}/skus`, { csrf, action: 'update', sku_id: id, name: 'Season Pass II', price: '1499' });
+    expect(edited.status).toBe(303);
+    expect((await t.server.commerce.listSkus(appId))[0]).toMatchObject({ id, name: 'Season Pass II', price: 1499, flags: 256, slug: 'season-pass', type: 5 });
+    const buyer = (await t.server.store.users.findOrCreateProvisional(appId, 'DEVICE_ID', 'sku-buyer', 'Buyer')).user.id;
+    await expect(t.server.commerce.purchase(appId, buyer, id)).rejects.toMatchObject({ status: 400, code: 50057 });
+    const listed = (await dev.get(`/developers/applications/${appId}/skus`)).text;
+    expect(listed).toContain('value="Season Pass II"');
+    expect(listed).not.toMatch(new RegExp(`form="edit-${id}" name="available" value="1" checked`));
+    await dev.post(`/developers/applications/${appId}/skus`, { csrf, action: 'update', sku_id: id, name: 'Season Pass II', price: '1499', available: '1' });
+    expect((await t.server.commerce.listSkus(appId))[0]!.flags).toBe(260);
+    const badEdit = await dev.post(`/developers/applications/${appId}/skus`, { csrf, action: 'update', sku_id: id, name: '', price: '5' });
+    expect(badEdit.status).toBe(400);
+    expect((await t.server.commerce.listSkus(appId))[0]).toMatchObject({ name: 'Season Pass II', price: 1499 });
+    const otherApps = await dev.post(`/developers/applications/${appId}/skus`, { csrf, action: 'update', sku_id: t.app.id, name: 'X', price: '5' });
+    expect(otherApps.status).toBe(400);
+    expect(otherApps.text).toContain('Unknown SKU');
 
     // Another developer's application: no such page, and the section refuses too.
     const other = new PageSession(t.server.url);

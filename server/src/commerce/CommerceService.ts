@@ -96,6 +96,27 @@ export class CommerceService {
     return skuToWire(row);
   }
 
+  /**
+   * Edits a SKU's name, price and availability (AVAILABLE flag: an unavailable SKU cannot be
+   * bought; what was bought stays). Type, slug and billing period are fixed once made.
+   */
+  async updateSku(applicationId: string, skuId: string, patch: { name?: string; price?: number; available?: boolean }): Promise<SkuWire> {
+    const sku = await this.store.skus.get(skuId);
+    if (!sku || sku.application_id !== applicationId) throw CommerceErrors.unknownSku();
+    const errors: FieldErrorTree = {};
+    const name = patch.name?.trim();
+    if (name !== undefined && (name.length < 1 || name.length > 100)) errors.name = { _errors: [{ code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 1 and 100 in length.' }] };
+    if (patch.price !== undefined && (!Number.isInteger(patch.price) || patch.price < 0 || patch.price > 10_000_000)) errors.price = { _errors: [{ code: 'NUMBER_TYPE_MAX', message: 'Price must be a whole number of cents from 0 to 10000000.' }] };
+    if (Object.keys(errors).length > 0) throw Errors.invalidForm(errors);
+    const set = {
+      ...(name !== undefined ? { name } : {}),
+      ...(patch.price !== undefined ? { price: patch.price } : {}),
+      ...(patch.available !== undefined ? { flags: patch.available ? sku.flags | SkuFlags.Available : sku.flags & ~SkuFlags.Available } : {}),
+    };
+    if (Object.keys(set).length > 0) await this.store.skus.update(sku.id, set);
+    return skuToWire({ ...sku, ...set });
+  }
+
   async listSkus(applicationId: string): Promise<SkuWire[]> {
     return (await this.store.skus.ofApplication(applicationId)).map(skuToWire);
   }

@@ -34,6 +34,14 @@ ${hidden({ csrf })}
       await commerce.checkout.setTestMode(app.id, on);
       return { notice: on ? 'Test mode is on: checkouts succeed without payment.' : 'Test mode is off.' };
     }
+    if (form.get('action') === 'update') {
+      const sku = await commerce.updateSku(app.id, formText(form, 'sku_id', 20) ?? '', {
+        name: formText(form, 'name', 200) ?? '',
+        price: toInt(formText(form, 'price', 12)),
+        available: form.get('available') === '1',
+      });
+      return { notice: `SKU ${sku.name} saved.` };
+    }
     const type = formText(form, 'type', 20) ?? '';
     const sku = await commerce.createSku(app.id, {
       name: formText(form, 'name', 200) ?? '',
@@ -51,8 +59,13 @@ function toInt(v: string | undefined): number {
 
 /** The application's SKUs as a table. */
 export function skuListPage(o: { app: { id: string; name: string }; csrf: string; testMode: boolean; skus: SkuWire[] }): string {
-  const row = (s: SkuWire): Html => html`<tr data-sku-id="${s.id}"><td><code class="small">${s.id}</code></td><td>${s.name}</td><td><code class="small">${s.slug}</code></td>
-<td>${TYPE_TEXT[s.type] ?? String(s.type)}</td><td>${(s.price / 100).toFixed(2)}</td><td>${s.billing_period_days === undefined ? '' : `${s.billing_period_days} days`}</td></tr>`;
+  // Each row is its own edit form (name, price, on sale); type, slug and period are fixed.
+  const row = (s: SkuWire): Html => html`<tr data-sku-id="${s.id}"><td><code class="small">${s.id}</code></td>
+<td><input type="text" form="edit-${s.id}" name="name" maxlength="100" value="${s.name}" aria-label="Name"></td><td><code class="small">${s.slug}</code></td>
+<td>${TYPE_TEXT[s.type] ?? String(s.type)}</td><td><input type="number" form="edit-${s.id}" name="price" min="0" max="10000000" value="${String(s.price)}" aria-label="Price in cents"> <span class="small muted price">${(s.price / 100).toFixed(2)}</span></td>
+<td>${s.billing_period_days === undefined ? '' : `${s.billing_period_days} days`}</td>
+<td><label class="inline"><input type="checkbox" form="edit-${s.id}" name="available" value="1"${(s.flags & 4) !== 0 ? html` checked` : ''}> On sale</label></td>
+<td><form method="post" action="/developers/applications/${o.app.id}/skus" id="edit-${s.id}">${hidden({ csrf: o.csrf, action: 'update', sku_id: s.id })}<button type="submit" class="secondary small-button">Save</button></form></td></tr>`;
   return page(
     `${o.app.name}: SKUs`,
     html`<nav class="portal-nav"><a href="/developers/applications/${o.app.id}#skus">Back to ${o.app.name}</a></nav>
@@ -64,7 +77,7 @@ ${hidden({ csrf: o.csrf, action: 'test_mode' })}
 </form>
 ${o.skus.length === 0
   ? html`<p class="muted" id="no-skus">No SKUs yet.</p>`
-  : html`<table id="skus"><thead><tr><th>ID</th><th>Name</th><th>Slug</th><th>Type</th><th>Price</th><th>Billing period</th></tr></thead>
+  : html`<table id="skus"><thead><tr><th>ID</th><th>Name</th><th>Slug</th><th>Type</th><th>Price (cents)</th><th>Billing period</th><th>Available</th><th></th></tr></thead>
 <tbody>${o.skus.map(row)}</tbody></table>`}`,
     { wide: true, stylesheets: ['/assets/developers.css'] },
   );
