@@ -124,6 +124,19 @@ describe.each(databaseConfigs())('subscription state machine on $name', ({ confi
     expect(take()).toEqual([]);
   });
 
+  it('racing purchases of one subscription by one user make one subscription; the others are refused (40074)', async () => {
+    const user = await buyer('racer');
+    // PostgreSQL: four pools, as four nodes. SQLite has one writer: one store for all four.
+    const results = await Promise.allSettled([1, 2, 3, 4].map(async () => {
+      const s = store.subscriptions.dialect === 'postgres' ? await open() : store;
+      return new CommerceService(s, new CommerceEvents(s, bus), clock).purchase(appId, user, planId);
+    }));
+    expect(results.filter((r) => r.status === 'fulfilled').length).toBe(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ status: 400, code: 40074 });
+    expect((await store.subscriptions.list(planId, { userId: user, limit: 10 })).length).toBe(1);
+    expect(take().map((d) => d.t)).toEqual(['ENTITLEMENT_CREATE', 'SUBSCRIPTION_CREATE']);
+  });
+
   /** Three subscriptions, each two renewals behind: six transitions to make. */
   async function sixDue(): Promise<string[]> {
     const ids: string[] = [];

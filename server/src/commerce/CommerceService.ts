@@ -204,6 +204,7 @@ export class CommerceService {
     const sku = await this.checkPurchase(applicationId, userId, skuId);
     const now = this.clock.now();
     return this.commit(async (tx, out) => {
+      await this.store.entitlements.lockOwner(tx, applicationId, userId, sku.id);
       await this.refuseOwned(tx, applicationId, userId, sku, now);
       if (sku.type === SkuType.Subscription) {
         const r = (await this.machine.transition(tx, null, { kind: 'purchase', applicationId, userId, sku, ...(opts.testMode ? { entitlementType: EntitlementType.TestModePurchase } : {}) }, now))!;

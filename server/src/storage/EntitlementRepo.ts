@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import type { EntitlementsTable } from './commerceSchema.ts';
 import type { Database } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
@@ -52,6 +52,16 @@ export class EntitlementRepo {
     return q.orderBy(id, f.after !== undefined && f.before === undefined ? 'asc' : 'desc').limit(f.limit).execute();
   }
 
+  /**
+   * Serializes purchases of one SKU by one owner until `tx` ends, so two racing purchases cannot
+   * both see "not owned yet". PostgreSQL: a transaction-scoped advisory lock; SQLite: the single
+   * writer already runs transactions one at a time.
+   */
+  async lockOwner(tx: Transaction<Database>, applicationId: string, ownerId: string, skuId: string): Promise<void> {
+    if (!(this.db.getExecutor().adapter instanceof PostgresAdapter)) return;
+    await sql`select pg_advisory_xact_lock(${sql.lit(PURCHASE_LOCK_SPACE)}, hashtext(${`${applicationId}:${ownerId}:${skuId}`}))`.execute(tx);
+  }
+
   /** Marks a consumable consumed, only if it is not yet: true when this call consumed it. */
   async consume(db: Db, id: string): Promise<boolean> {
     const r = await db.updateTable('entitlements').set({ consumed: 1 }).where('id', '=', id).where('consumed', '=', 0).where('deleted', '=', 0).executeTakeFirst();
@@ -71,3 +81,6 @@ export class EntitlementRepo {
     return db.selectFrom('entitlements').selectAll().where('subscription_id', '=', subscriptionId).orderBy('id').execute();
   }
 }
+
+/** First key of the purchase advisory locks (the scheduler's use 14001). */
+const PURCHASE_LOCK_SPACE = 14_002;
