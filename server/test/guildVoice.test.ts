@@ -142,4 +142,30 @@ describe('guild voice', () => {
     expect(t.server.voice.states.state(voiceId, owner.userId)).toBeUndefined();
     expect(t.server.voice.states.guildVoiceState(guildId, owner.userId)?.channel_id).toBe(second.id);
   });
+
+  it('rechecks a seat when the guild changes: SPEAK taken sets suppress, CONNECT taken or a kick ends it', async () => {
+    const watcher = await open(owner.token, GUILD_VOICE_STATES);
+    const { gw } = await open(member.token, 0);
+    const join = async () => {
+      gw.send({ op: 4, d: { guild_id: guildId, channel_id: voiceId, self_mute: false, self_deaf: false } });
+      await watcher.gw.next((f) => f.t === 'VOICE_STATE_UPDATE' && f.d.user_id === member.userId && f.d.channel_id === voiceId && f.d.suppress === false);
+    };
+    await join();
+    const left = () => watcher.gw.next((f) => f.t === 'VOICE_STATE_UPDATE' && f.d.user_id === member.userId && f.d.channel_id === null, 10_000);
+
+    await s.guilds.modifyChannel(owner.userId, voiceId, { permission_overwrites: [{ id: guildId, type: 0, allow: '0', deny: Permission.Speak.toString() }] });
+    await watcher.gw.next((f) => f.t === 'VOICE_STATE_UPDATE' && f.d.user_id === member.userId && f.d.suppress === true, 10_000);
+    expect(t.server.voice.states.canSpeak(voiceId, member.userId)).toBe(false);
+
+    await s.guilds.modifyChannel(owner.userId, voiceId, { permission_overwrites: [{ id: guildId, type: 0, allow: '0', deny: Permission.Connect.toString() }] });
+    await left();
+    expect(t.server.voice.states.state(voiceId, member.userId)).toBeUndefined();
+
+    await s.guilds.modifyChannel(owner.userId, voiceId, { permission_overwrites: [] });
+    watcher.gw.frames.length = 0;
+    await join();
+    await s.members.kick(owner.userId, guildId, member.userId);
+    await expect.poll(() => t.server.voice.states.state(voiceId, member.userId), { timeout: 10_000 }).toBeUndefined();
+    await left();
+  });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiErrorCode, DispatchEvent, type VoiceState, type VoiceStateUpdateCommand } from '@social-layer/protocol';
 import { hashSecret } from '../auth/secrets.ts';
 import { type EventBus, userTopic } from '../events/EventBus.ts';
-import { GuildEvents } from '../guilds/GuildEvents.ts';
+import { GuildEvents, guildUserTopic } from '../guilds/GuildEvents.ts';
 import type { GuildMemberWire } from '../guilds/guildWire.ts';
 import type { Logger } from '../log/Logger.ts';
 import type { GuildChannelsTable } from '../storage/guildSchema.ts';
@@ -49,6 +49,13 @@ interface PendingToken extends VoiceGrant {
 const TOKEN_TTL_MS = 60_000;
 
 /**
+ * Guild events after which a user in one of the guild's voice channels is checked again: removal
+ * (GUILD_DELETE reaches the removed user), the channel gone or its overwrites changed, roles or
+ * the member's roles changed. Losing VIEW_CHANNEL or CONNECT ends the seat; SPEAK sets `suppress`.
+ */
+const RECHECK_EVENTS = new Set(['GUILD_DELETE', 'GUILD_MEMBER_REMOVE', 'GUILD_BAN_ADD', 'GUILD_MEMBER_UPDATE', 'GUILD_ROLE_UPDATE', 'GUILD_ROLE_DELETE', 'CHANNEL_UPDATE', 'CHANNEL_DELETE']);
+
+/**
  * Who is in which lobby call (contracts-voice.md 1). The main Gateway's op 4 joins and leaves;
  * every lobby member hears VOICE_STATE_UPDATE so games can show a call before joining it; the
  * joiner also gets a single-use voice token for the voice gateway. State is in memory: a call
@@ -58,6 +65,8 @@ export class VoiceStateService {
   /** Call key (lobby ID or guild voice channel ID) -> the call's application or guild, and userId -> state. */
   private readonly calls = new Map<string, CallEntry>();
   private readonly guildEvents: GuildEvents;
+  /** `guildId:userId` -> the subscription that rechecks a guild voice seat on guild changes. */
+  private readonly guildWatches = new Map<string, () => void>();
   private readonly tokens = new Map<string, PendingToken>();
   private readonly leaveListeners = new Set<(lobbyId: string, userId: string) => void>();
   private readonly flagListeners = new Set<(lobbyId: string, userId: string, state: VoiceState) => void>();
@@ -196,8 +205,51 @@ export class VoiceStateService {
       request_to_speak_timestamp: null,
     };
     call.states.set(session.userId, state);
+    this.watchGuildSeat(guildId, session.userId);
     await this.announce(channelId, call, state);
     return { token: this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId };
+  }
+
+  private watchGuildSeat(guildId: string, userId: string): void {
+    const key = `${guildId}:${userId}`;
+    if (this.guildWatches.has(key)) return;
+    const unsubscribe = this.bus.subscribe(guildUserTopic(userId), (d) => {
+      const bar = d.t.indexOf('|');
+      if (!RECHECK_EVENTS.has(bar < 0 ? d.t : d.t.slice(0, bar))) return;
+      let about: unknown;
+      try {
+        const p = JSON.parse(d.json) as { guild_id?: unknown; id?: unknown };
+        about = d.t.startsWith('GUILD_DELETE') ? p.id : p.guild_id;
+      } catch {
+        return;
+      }
+      if (about !== guildId) return;
+      this.recheckGuildSeat(guildId, userId).catch((err) => this.log.error({ err }, 'guild voice recheck failed'));
+    });
+    this.guildWatches.set(key, unsubscribe);
+  }
+
+  private unwatchGuildSeat(guildId: string, userId: string): void {
+    for (const call of this.calls.values()) if (call.guildId === guildId && call.states.has(userId)) return;
+    const key = `${guildId}:${userId}`;
+    this.guildWatches.get(key)?.();
+    this.guildWatches.delete(key);
+  }
+
+  /** After a guild change: still allowed in the channel? Else out; SPEAK decides `suppress`. */
+  private async recheckGuildSeat(guildId: string, userId: string): Promise<void> {
+    const entry = [...this.calls].find(([, c]) => c.guildId === guildId && c.states.has(userId));
+    if (!entry) return;
+    const [channelId, call] = entry;
+    const check = await checkGuildVoice(this.store, guildId, channelId, userId);
+    const state = call.states.get(userId);
+    if (!state || this.calls.get(channelId) !== call) return;
+    if (!check.ok) return this.leave(channelId, userId);
+    call.channel = check.channel;
+    if (state.suppress === !check.canSpeak) return;
+    state.suppress = !check.canSpeak;
+    for (const l of this.flagListeners) l(channelId, userId, state);
+    await this.announce(channelId, call, state);
   }
 
   private issueToken(session: { id: string; userId: string; applicationId: string }, lobbyId: string, guildId: string | null): string {
@@ -231,6 +283,7 @@ export class VoiceStateService {
     call.states.delete(userId);
     if (call.states.size === 0) this.calls.delete(lobbyId);
     for (const l of this.leaveListeners) l(lobbyId, userId);
+    if (call.guildId !== null) this.unwatchGuildSeat(call.guildId, userId);
     await this.announce(lobbyId, call, { ...state, channel_id: null });
   }
 
@@ -271,6 +324,8 @@ export class VoiceStateService {
     this.log.debug('voice states closed');
     this.calls.clear();
     this.tokens.clear();
+    for (const unsubscribe of this.guildWatches.values()) unsubscribe();
+    this.guildWatches.clear();
   }
 }
 
