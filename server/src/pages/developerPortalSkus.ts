@@ -22,9 +22,9 @@ ${hidden({ csrf })}
 <label for="sku-type">Type</label>
 <select id="sku-type" name="type"><option value="durable">Durable</option><option value="consumable">Consumable</option><option value="subscription">Subscription</option></select>
 <label for="sku-price">Price (cents)</label>
-<input type="number" id="sku-price" name="price" min="0" max="10000000" step="1" value="0" required>
+<input type="text" inputmode="numeric" pattern="[0-9]*" id="sku-price" name="price" maxlength="8" value="0" required>
 <label for="sku-period">Billing period in days (subscriptions)</label>
-<input type="number" id="sku-period" name="billing_period_days" min="1" max="366" step="1" value="30">
+<input type="text" inputmode="numeric" pattern="[0-9]*" id="sku-period" name="billing_period_days" maxlength="3" value="30">
 <div class="actions"><button type="submit" id="create-sku">Create SKU</button> <a href="/developers/applications/${app.id}/skus" id="sku-list">All SKUs</a></div>
 </form>`,
   async submit(form, { app, commerce }) {
@@ -59,26 +59,27 @@ function toInt(v: string | undefined): number {
 
 /** The application's SKUs as a table. */
 export function skuListPage(o: { app: { id: string; name: string }; csrf: string; testMode: boolean; skus: SkuWire[] }): string {
-  // Each row is its own edit form (name, price, on sale); type, slug and period are fixed.
-  const row = (s: SkuWire): Html => html`<tr data-sku-id="${s.id}"><td><code class="small">${s.id}</code></td>
-<td><input type="text" form="edit-${s.id}" name="name" maxlength="100" value="${s.name}" aria-label="Name"></td><td><code class="small">${s.slug}</code></td>
-<td>${TYPE_TEXT[s.type] ?? String(s.type)}</td><td><input type="number" form="edit-${s.id}" name="price" min="0" max="10000000" value="${String(s.price)}" aria-label="Price in cents"> <span class="small muted price">${(s.price / 100).toFixed(2)}</span></td>
-<td>${s.billing_period_days === undefined ? '' : `${s.billing_period_days} days`}</td>
-<td><label class="inline"><input type="checkbox" form="edit-${s.id}" name="available" value="1"${(s.flags & 4) !== 0 ? html` checked` : ''}> On sale</label></td>
-<td><form method="post" action="/developers/applications/${o.app.id}/skus" id="edit-${s.id}">${hidden({ csrf: o.csrf, action: 'update', sku_id: s.id })}<button type="submit" class="secondary small-button">Save</button></form></td></tr>`;
+  // Each SKU is its own edit form (name, price, on sale); type, slug and period are fixed.
+  const item = (s: SkuWire): Html => html`<fieldset class="sku" data-sku-id="${s.id}"><legend class="small"><strong>${s.name}</strong></legend>
+<p class="small muted">${TYPE_TEXT[s.type] ?? String(s.type)}${s.billing_period_days === undefined ? '' : `, every ${s.billing_period_days} days`} · slug <code>${s.slug}</code> · ID <code>${s.id}</code></p>
+<form method="post" action="/developers/applications/${o.app.id}/skus">${hidden({ csrf: o.csrf, action: 'update', sku_id: s.id })}
+<label for="name-${s.id}">Name</label><input type="text" id="name-${s.id}" name="name" maxlength="100" value="${s.name}">
+<label for="price-${s.id}">Price in cents (<span class="price">${(s.price / 100).toFixed(2)}</span>)</label><input type="text" inputmode="numeric" pattern="[0-9]*" id="price-${s.id}" name="price" maxlength="8" value="${String(s.price)}">
+<label class="inline"><input type="checkbox" name="available" value="1"${(s.flags & 4) !== 0 ? html` checked` : ''}> On sale</label>
+<button type="submit" class="secondary small-button">Save ${s.name}</button></form></fieldset>`;
   return page(
     `${o.app.name}: SKUs`,
     html`<nav class="portal-nav"><a href="/developers/applications/${o.app.id}#skus">Back to ${o.app.name}</a></nav>
 <h1>SKUs</h1>
 <form method="post" action="/developers/applications/${o.app.id}/skus" id="test-mode-form">
 ${hidden({ csrf: o.csrf, action: 'test_mode' })}
-<label class="inline"><input type="checkbox" id="test-mode" name="enabled" value="1"${o.testMode ? html` checked` : ''}> Test mode: the checkout takes no payment (the application's owner gets TEST_MODE_PURCHASE entitlements, others PURCHASE)</label>
-<button type="submit" id="save-test-mode" class="secondary">Save</button>
+<label class="inline"><input type="checkbox" id="test-mode" name="enabled" value="1"${o.testMode ? html` checked` : ''}> Test mode</label>
+<p class="small muted">The checkout takes no payment: your own purchases are TEST_MODE_PURCHASE, other players' PURCHASE.</p>
+<button type="submit" id="save-test-mode" class="secondary small-button">Save test mode</button>
 </form>
 ${o.skus.length === 0
   ? html`<p class="muted" id="no-skus">No SKUs yet.</p>`
-  : html`<table id="skus"><thead><tr><th>ID</th><th>Name</th><th>Slug</th><th>Type</th><th>Price (cents)</th><th>Billing period</th><th>Available</th><th></th></tr></thead>
-<tbody>${o.skus.map(row)}</tbody></table>`}`,
-    { wide: true, stylesheets: ['/assets/developers.css'] },
+  : html`<div id="skus">${o.skus.map(item)}</div>`}`,
+    { stylesheets: ['/assets/developers.css'] },
   );
 }
