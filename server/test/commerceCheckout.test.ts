@@ -71,6 +71,9 @@ describe('checkout', () => {
     expect([nosy.status, nosy.body.message]).toEqual([404, 'Unknown Subscription']);
     const cancel = await t.req('POST', `/users/@me/subscriptions/${sub.body.subscription.id}/cancel`, { token: player });
     expect(cancel.body).toMatchObject({ status: 2, renewal_sku_ids: [] });
+    const mine = await t.req('GET', '/users/@me/subscriptions', { token: player });
+    expect(mine.body).toEqual([cancel.body]);
+    expect((await t.req('GET', '/users/@me/subscriptions', { token: ownerToken })).body).toEqual([]);
 
     // A game's token cannot buy another game's SKU; a bot cannot check out.
     const otherSku = await t.server.commerce.createSku(t.app.id, { name: 'Elsewhere', type: 'durable', price: 1 });

@@ -49,7 +49,7 @@ describe('skus create (admin CLI)', () => {
 });
 
 describe('GET /applications/{id}/skus', () => {
-  it('lists the application\'s SKUs to its bot; another application\'s bot and users are refused', async () => {
+  it('lists the application\'s SKUs to its bot, those on sale to its players; another application\'s bot and players are refused', async () => {
     const a = await t.server.commerce.createSku(t.app.id, { name: 'Potion', type: 'consumable', price: 99 });
     const b = await t.server.commerce.createSku(t.app.id, { name: 'Monthly', type: 'subscription', price: 500 });
     const list = await t.req('GET', `/applications/${t.app.id}/skus`, { token: t.app.botToken, bot: true });
@@ -62,8 +62,14 @@ describe('GET /applications/{id}/skus', () => {
     const refused = await t.req('GET', `/applications/${t.app.id}/skus`, { token: other.botToken, bot: true });
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe(50001);
+    // A player's token of the game sees the SKUs on sale; of another game, nothing (50001).
+    await t.server.commerce.updateSku(t.app.id, a.id, { available: false });
     const guest = await t.guest();
-    expect((await t.req('GET', `/applications/${t.app.id}/skus`, { token: guest.token })).body.code).toBe(50013);
+    expect((await t.req('GET', `/applications/${t.app.id}/skus`, { token: guest.token })).body.map((s: { id: string }) => s.id)).toEqual([b.id]);
+    expect((await t.req('GET', `/applications/${t.app.id}/skus`, { token: t.app.botToken, bot: true })).body.length).toBe(2);
+    const otherGuest = (await t.req('POST', '/partner-sdk/token', { body: { client_id: other.id, external_auth_type: 'DEVICE_ID', external_auth_token: 'o'.repeat(32) } })).body.access_token;
+    const crossGame = await t.req('GET', `/applications/${t.app.id}/skus`, { token: otherGuest });
+    expect([crossGame.status, crossGame.body.code]).toEqual([403, 50001]);
     expect((await t.req('GET', `/applications/${t.app.id}/skus`)).status).toBe(401);
     expect((await t.req('GET', `/applications/${other.id}/skus`, { token: other.botToken, bot: true })).body).toEqual([]);
   });

@@ -256,6 +256,12 @@ export class CommerceService {
     return Promise.all(rows.map(async (s) => subscriptionToWire(s, (await this.store.entitlements.ofSubscription(s.id)).map((e) => e.id))));
   }
 
+  /** A user's own subscriptions (the web app's subscriptions page; a game's token sees its own game's). */
+  async userSubscriptions(userId: string, applicationId?: string): Promise<SubscriptionWire[]> {
+    const rows = await this.store.subscriptions.ofUser(userId, applicationId);
+    return Promise.all(rows.map(async (s) => subscriptionToWire(s, (await this.store.entitlements.ofSubscription(s.id)).map((e) => e.id))));
+  }
+
   async getSubscription(applicationId: string, skuId: string, id: string): Promise<SubscriptionWire> {
     await this.ownSku(applicationId, skuId);
     const s = await this.store.subscriptions.get(id);

@@ -44,6 +44,13 @@ export class SubscriptionRepo {
     return q.orderBy(id, f.after !== undefined && f.before === undefined ? 'asc' : 'desc').limit(f.limit).execute();
   }
 
+  /** A user's subscriptions, newest first; one application's when given. */
+  ofUser(userId: string, applicationId?: string, db: Db = this.db): Promise<SubscriptionsTable[]> {
+    let q = db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId);
+    if (applicationId !== undefined) q = q.where('application_id', '=', applicationId);
+    return q.orderBy(sql`cast(id as bigint)`, 'desc').limit(200).execute();
+  }
+
   /** IDs of subscriptions whose period has ended by `now` and that are not over yet. */
   async due(now: number, statuses: readonly number[], limit: number): Promise<string[]> {
     const rows = await this.db

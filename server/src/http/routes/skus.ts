@@ -3,9 +3,10 @@ import { currentWebUser, pageHeaders } from '../../accounts/webSession.ts';
 import { messagePage } from '../../pages/accountPages.ts';
 import { skuListPage } from '../../pages/developerPortalSkus.ts';
 import type { ServerContext } from '../../ServerContext.ts';
-import { CommerceErrors } from '../../commerce/index.ts';
+import { CommerceErrors, SkuFlags } from '../../commerce/index.ts';
+import { ApiError } from '../ApiError.ts';
 import { authenticate, requireBearer } from '../auth.ts';
-import { BEARER, BOT, HtmlPage, Nullable, Redirect, Type, type TypeBoxTypeProvider } from '../schemas/index.ts';
+import { BEARER, BEARER_OR_BOT as BOT_OR_BEARER, HtmlPage, Nullable, Redirect, Type, type TypeBoxTypeProvider } from '../schemas/index.ts';
 import { AppParams, COMMERCE_READ, EntitlementSchema, requireOwnBot, SkuParams, SkuSchema, SubscriptionSchema, TAGS } from './commerceRouteHelpers.ts';
 
 const CHECKOUT = { rateLimit: { bucket: 'commerce.checkout', limit: 10, windowMs: 10_000 } };
@@ -18,10 +19,16 @@ export function skuRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   r.get(
     '/api/v10/applications/:applicationId/skus',
-    { schema: { summary: 'The application\'s SKUs', tags: TAGS, security: BOT, params: AppParams, response: { 200: Type.Array(SkuSchema) } }, config: COMMERCE_READ },
+    { schema: { summary: 'The application\'s SKUs (its bot: all; a player\'s token: those on sale)', tags: TAGS, security: BOT_OR_BEARER, params: AppParams, response: { 200: Type.Array(SkuSchema) } }, config: COMMERCE_READ },
     async (req) => {
-      requireOwnBot(await authenticate(req, ctx.store), req.params.applicationId);
-      return ctx.commerce.listSkus(req.params.applicationId);
+      const p = await authenticate(req, ctx.store);
+      if (p.kind === 'bot') {
+        requireOwnBot(p, req.params.applicationId);
+        return ctx.commerce.listSkus(req.params.applicationId);
+      }
+      // A player (the game's own token, or the platform's web app store page) sees what is on sale.
+      if (p.applicationId !== req.params.applicationId && (await ctx.store.applications.get(p.applicationId))?.first_party !== 1) throw new ApiError(403, 50001, 'Missing Access');
+      return (await ctx.commerce.listSkus(req.params.applicationId)).filter((s) => (s.flags & SkuFlags.Available) !== 0);
     },
   );
 

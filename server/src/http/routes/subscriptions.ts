@@ -49,6 +49,16 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: ServerContext): vo
 /** The user's own subscriptions (ours: the web app's subscriptions page uses them). */
 export function userSubscriptionRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.get(
+    '/api/v10/users/@me/subscriptions',
+    { schema: { summary: 'My subscriptions (ours): every game\'s for the web app, one game\'s for its token', tags: TAGS, security: BEARER, response: { 200: Type.Array(SubscriptionSchema) } }, config: COMMERCE_READ },
+    async (req) => {
+      const p = requireBearer(await authenticate(req, ctx.store));
+      const firstParty = (await ctx.store.applications.get(p.applicationId))?.first_party === 1;
+      return ctx.commerce.userSubscriptions(p.userId, firstParty ? undefined : p.applicationId);
+    },
+  );
+
   r.post(
     '/api/v10/users/@me/subscriptions/:subscriptionId/cancel',
     {
