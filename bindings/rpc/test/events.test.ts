@@ -1,7 +1,7 @@
 // Events the companion relays from the player's Gateway session to subscribed IPC clients:
 // RELATIONSHIP_UPDATE, ACTIVITY_JOIN_REQUEST (answered with SEND_ACTIVITY_JOIN_INVITE or
-// dismissed with CLOSE_ACTIVITY_REQUEST) and ACTIVITY_INVITE. (CURRENT_USER_UPDATE is relayed from
-// USER_UPDATE, which the platform does not dispatch yet: untested.)
+// dismissed with CLOSE_ACTIVITY_REQUEST), ACTIVITY_INVITE, and CURRENT_USER_UPDATE (relayed from the
+// Gateway's USER_UPDATE when the player changes their own user object).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcClient, RpcErrorCode } from '../src/index.ts';
 import { type Account, type Env, signedInAccount, startCompanion, startEnv, waitFor } from './helpers.ts';
@@ -59,6 +59,15 @@ describe('relayed events', () => {
     expect(invites.body).toEqual(expect.arrayContaining([expect.objectContaining({ sender_id: player.userId, type: 1, party_id: 'party-evt' })]));
     // CLOSE_ACTIVITY_JOIN_REQUEST is the other spelling of the same command.
     expect(await rpc.request('CLOSE_ACTIVITY_JOIN_REQUEST', { user_id: mate.userId })).toBeNull();
+  });
+
+  it('CURRENT_USER_UPDATE when the player changes their display name; a friend\'s change is not relayed', async () => {
+    expect((await env.api('PATCH', '/users/@me', mate.token, { global_name: 'Mate Renamed' })).status).toBe(200);
+    expect((await env.api('PATCH', '/users/@me', player.token, { global_name: 'Player One' })).status).toBe(200);
+    const update = await next('CURRENT_USER_UPDATE', (d) => d.global_name === 'Player One');
+    expect(update).toMatchObject({ id: player.userId, username: 'evt_player', global_name: 'Player One' });
+    expect(JSON.stringify(update)).not.toContain(player.token);
+    expect(events.some(([e, d]) => e === 'CURRENT_USER_UPDATE' && d.id === mate.userId)).toBe(false);
   });
 
   it('ACTIVITY_INVITE when a friend invites the player', async () => {

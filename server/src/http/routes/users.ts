@@ -3,6 +3,7 @@ import { Limits } from '@social-layer/protocol';
 import { profilesFor } from '../../accounts/applicationProfiles.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { userToWire } from '../../storage/UserRepo.ts';
+import { announceUserUpdate } from '../../accounts/userEvents.ts';
 import { Errors } from '../ApiError.ts';
 import { authenticate, requireBearer } from '../auth.ts';
 import { BEARER, BEARER_OR_BOT, Nullable, Str, Type, type TypeBoxTypeProvider, UserSchema } from '../schemas/index.ts';
@@ -41,7 +42,9 @@ export function userRoutes(app: FastifyInstance, ctx: ServerContext): void {
         await ctx.store.users.setGlobalName(p.userId, body.global_name);
         await ctx.lobbies.announceUserChange(p.applicationId, p.userId);
       }
-      return userToWire((await ctx.store.users.get(p.userId))!);
+      const user = userToWire((await ctx.store.users.get(p.userId))!);
+      if (body.global_name !== undefined) announceUserUpdate(ctx.bus, user);
+      return user;
     },
   );
 }
