@@ -199,7 +199,7 @@ describe('developer portal pages', () => {
     const upload = (who: PageSession, bytes: Buffer, csrf: string | undefined, type = 'image/png', origin = t.server.url) => {
       const form = new FormData();
       if (csrf !== undefined) form.append('csrf', csrf);
-      form.append('icon', new Blob([bytes], { type }), 'icon.png');
+      form.append('icon', new Blob([new Uint8Array(bytes)], { type }), 'icon.png');
       return fetch(`${t.server.url}/developers/applications/${app.id}/icon`, { method: 'POST', body: form, redirect: 'manual', headers: { cookie: `sl_session=${who.cookieValue}`, origin } });
     };
     const icon = async () => (await t.req('GET', '/applications/@me', { token: app.botToken, bot: true })).body.icon;

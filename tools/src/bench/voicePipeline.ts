@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { HashRatchet, TransportMode } from '@social-layer/core-wasm';
-import { AudioModeType, AuthenticationExternalAuthType, AuthorizationTokenType, CallStatus, Client } from '@social-layer/client';
+import { AudioModeType, AuthenticationExternalAuthType, AuthorizationTokenType, CallStatus, Client, type ClientOptions } from '@social-layer/client';
 import { startServer } from '@social-layer/server';
 import { opusScriptCodec } from '../../../bindings/client/src/voice/codec/OpusScriptCodec.ts';
 import { MediaPipeline, type PipelineHost } from '../../../bindings/client/src/voice/MediaPipeline.ts';
@@ -52,7 +52,7 @@ export async function measureLatency(trials: number): Promise<number[]> {
   try {
     const app = await server.createApplication({ name: 'voice bench' });
     const guest = async () => {
-      const client = new Client({ apiBase: server.url, voice: { transports: ['udp'] } } as ConstructorParameters<typeof Client>[0]);
+      const client = new Client({ apiBase: server.url, voice: { transports: ['udp'] } } as ClientOptions);
       clients.push(client);
       const token = await client.getProvisionalToken(app.id, AuthenticationExternalAuthType.DeviceId, randomBytes(16).toString('hex'));
       await client.updateToken(AuthorizationTokenType.Bearer, token.accessToken);
