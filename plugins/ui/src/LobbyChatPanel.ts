@@ -24,6 +24,9 @@ export class LobbyChatPanel {
   readonly #rows = new Map<string, { row: HTMLLIElement; message: MessageHandle }>();
   readonly #maxMessages: number;
   readonly #unsubscribe: (() => void)[] = [];
+  readonly #unreadBadge: HTMLElement;
+  /** Messages that arrived while the panel was folded (the drawer closed): shown on its title. */
+  #unread = 0;
   #destroyed = false;
 
   constructor(client: PanelClient, lobbyId: string, parent: HTMLElement, options: ChatPanelOptions = {}) {
@@ -34,6 +37,10 @@ export class LobbyChatPanel {
 
     const frame = createPanelFrame(doc, 'sl-chat', options.title ?? 'Lobby chat', options.anchor ?? 'bottom-left');
     this.element = frame.element;
+    this.#unreadBadge = frame.count;
+    this.#unreadBadge.classList.add('sl-chat-unread');
+    // Unfolding the panel means the player sees the messages: the badge goes.
+    this.element.addEventListener('sl-layout', this.#onLayout);
     this.#log = el(doc, 'ul', 'sl-chat-log');
     // New rows are announced politely (a list keeps its list semantics; role=log would drop them).
     this.#log.setAttribute('aria-live', 'polite');
@@ -87,14 +94,30 @@ export class LobbyChatPanel {
     this.#input.removeEventListener('keydown', stopPropagation);
     this.#input.removeEventListener('keyup', stopPropagation);
     this.element.querySelector('form')?.removeEventListener('submit', this.#onSubmit);
+    this.element.removeEventListener('sl-layout', this.#onLayout);
     this.element.remove();
     this.#rows.clear();
   }
 
   readonly #onMessageCreated = (messageId: string): void => {
     const message = this.#client.getMessageHandle(messageId);
-    if (message) this.#add(message);
+    if (!message || !this.#add(message)) return;
+    if (this.element.classList.contains('sl-collapsed') && message.authorId !== this.#client.getCurrentUserV2()?.id) {
+      this.#unread++;
+      this.#unreadBadge.textContent = `${this.#unread} new`;
+    }
   };
+
+  readonly #onLayout = (): void => {
+    if (this.element.classList.contains('sl-collapsed') || this.#unread === 0) return;
+    this.#unread = 0;
+    this.#unreadBadge.textContent = '';
+  };
+
+  /** How many messages arrived while the panel was folded, since it was last unfolded. */
+  get unread(): number {
+    return this.#unread;
+  }
 
   /** Author names are live, as `MessageHandle.author()` is: a rename relabels old rows too. */
   readonly #onUserUpdated = (userId: string): void => {
@@ -129,8 +152,9 @@ export class LobbyChatPanel {
       });
   };
 
-  #add(message: MessageHandle): void {
-    if (this.#destroyed || message.lobbyId !== this.lobbyId || this.#rows.has(message.id)) return;
+  /** Shows a message; false when it was not one to show (another lobby, already shown). */
+  #add(message: MessageHandle): boolean {
+    if (this.#destroyed || message.lobbyId !== this.lobbyId || this.#rows.has(message.id)) return false;
     const doc = this.element.ownerDocument;
     const row = el(doc, 'li', 'sl-chat-message');
     row.dataset.messageId = message.id;
@@ -156,6 +180,7 @@ export class LobbyChatPanel {
       oldest.remove();
     }
     if (stick) this.#log.scrollTop = this.#log.scrollHeight;
+    return true;
   }
 
   /** Message IDs are snowflakes, so their order is send order even when history arrives late. */

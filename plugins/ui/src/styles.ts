@@ -67,6 +67,7 @@ const CSS = `
 .sl-panel-chevron { width: 0; height: 0; border: 5px solid transparent; border-top-color: currentColor; margin-top: 5px; transition: transform 120ms; }
 .sl-collapsed .sl-panel-chevron { transform: rotate(-90deg); margin-top: 0; }
 .sl-panel-count:empty { display: none; }
+.sl-chat-unread { padding: 1px 7px; border-radius: 9px; background: var(--sl-accent); color: var(--sl-accent-fg); letter-spacing: 0; text-transform: none; }
 .sl-chat { width: var(--sl-chat-width); height: var(--sl-chat-height); }
 .sl-chat-log { flex: 1; min-height: 0; overflow-y: auto; margin: 0; padding: 8px 12px; list-style: none; }
 .sl-chat-message { margin: 0 0 6px; word-wrap: break-word; overflow-wrap: anywhere; }
