@@ -41,4 +41,6 @@ export interface ServerContext extends AccountServices {
   publicWsUrl(req?: IncomingMessage): string;
   /** Who is in which call (lobby and guild voice): Get User Voice State reads it. Set by startServer. */
   voiceStates?: VoiceStateService;
+  /** The data folder (message attachments are stored under it by default, issue 11). Set by startServer. */
+  dataDir?: string;
 }

@@ -198,6 +198,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // Never the request's Host (issue 9, fix 7): configuration, or the listen address.
     publicHttpUrl: () => publicUrl.http(),
     publicWsUrl: () => publicUrl.gateway(),
+    dataDir,
     voiceStates,
   };
 

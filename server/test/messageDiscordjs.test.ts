@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Events, GatewayIntentBits, type Message, type TextChannel } from 'discord.js';
+import { Client, DiscordAPIError, Events, GatewayIntentBits, type Message, type TextChannel } from 'discord.js';
 import { RawGateway, cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
 import { guildServicesFor } from '../src/guilds/GuildServices.ts';
 import { Permission } from '../src/guilds/permissions.ts';
@@ -8,8 +8,8 @@ import { MessageIntent } from '../src/messages/messageGateway.ts';
 /**
  * Issue 11 with discord.js v14, unmodified: a bot in a guild receives a user's message as
  * messageCreate (with content only when its application has MESSAGE_CONTENT), replies, reacts,
- * edits, pins (fetching the pins page), sends with enforce_nonce twice and gets one message, and
- * deletes; each reaches the user's own Gateway session as the public event.
+ * edits, pins (fetching the pins page), sends with enforce_nonce twice and gets one message,
+ * uploads a 9 MiB attachment and is refused an 11 MiB one, and deletes; each reaches the user's own Gateway session as the public event.
  */
 let t: TestServer;
 let reader: Client;
@@ -112,6 +112,22 @@ describe('discord.js bot and guild messages', () => {
     expect(second.id).toBe(first.id);
     const history = await channel.messages.fetch({ limit: 50 });
     expect(history.filter((m) => m.content === 'exactly once').size).toBe(1);
+  });
+
+  it('uploads a 9 MiB attachment and is refused an 11 MiB one (413, 40005)', async () => {
+    const channel = (await reader.channels.fetch(channelId)) as TextChannel;
+    const nine = Buffer.alloc(9 * 1024 * 1024, 1);
+    const sent = await channel.send({ content: 'big file', files: [{ attachment: nine, name: 'nine.bin', description: 'nine MiB' }] });
+    const att = sent.attachments.first()!;
+    expect([att.name, att.size, att.description]).toEqual(['nine.bin', nine.length, 'nine MiB']);
+    const fetched = await fetch(att.url);
+    expect(fetched.status).toBe(200);
+    expect((await fetched.arrayBuffer()).byteLength).toBe(nine.length);
+    const refused = await channel.send({ files: [{ attachment: Buffer.alloc(11 * 1024 * 1024, 1), name: 'eleven.bin' }] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(DiscordAPIError);
+    expect([(refused as DiscordAPIError).status, (refused as DiscordAPIError).code]).toEqual([413, 40005]);
+    const spoiler = await channel.send({ files: [{ attachment: Buffer.from('boo'), name: 'SPOILER_ghost.txt' }] });
+    expect(spoiler.attachments.first()!.spoiler).toBe(true);
   });
 
   it('deletes its reply; the user\'s session hears MESSAGE_DELETE', async () => {

@@ -12,7 +12,25 @@ import type { GuildChannelsTable } from '../storage/guildSchema.ts';
 import type { Store } from '../storage/Store.ts';
 import { SNOWFLAKE_EPOCH_MS } from '@social-layer/protocol';
 import { MessageErrors as E } from './messageErrors.ts';
-import { contentExempt, messageWire, reactionWire, userIdsOf, withoutContent } from './messageWire.ts';
+import { contentExempt, messageWire, userIdsOf, withoutContent } from './messageWire.ts';
+import { ATTACHMENT_IS_SPOILER, FsAttachmentStore, MAX_ATTACHMENT_BYTES, UrlSigner, attachmentPath, cleanFilename, type AttachmentStore, type StoredAttachment } from './attachments.ts';
+import { join } from 'node:path';
+import { ApiError } from '../http/ApiError.ts';
+
+/** One uploaded file of a multipart Create Message (`files[n]`). */
+export interface UploadedFile {
+  index: number;
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+export interface MessageServiceOptions {
+  /** The public origin, for attachment URLs. */
+  publicUrl?: () => string;
+  /** The data folder: attachments under `attachments/`, the URL signing key beside them. */
+  dataDir?: string;
+}
 
 /** Who calls: a user, or an application's bot user (whose app's flags decide MESSAGE_CONTENT). */
 export interface MessageCaller {
@@ -31,6 +49,7 @@ export interface CreateMessageBody {
   flags?: number;
   allowed_mentions?: { parse?: string[]; users?: string[]; roles?: string[]; replied_user?: boolean };
   message_reference?: { type?: number; message_id?: string; channel_id?: string; guild_id?: string; fail_if_not_exists?: boolean };
+  attachments?: { id: string | number; filename?: string; description?: string; is_spoiler?: boolean }[];
 }
 
 export interface EditMessageBody {
@@ -39,6 +58,8 @@ export interface EditMessageBody {
   components?: unknown[] | null;
   flags?: number | null;
   allowed_mentions?: CreateMessageBody['allowed_mentions'] | null;
+  /** The attachments to keep (by ID), with `description`/`is_spoiler` changes; the rest are removed. */
+  attachments?: { id: string | number; filename?: string; description?: string; is_spoiler?: boolean }[] | null;
 }
 
 const TEXT_CHANNEL_TYPES = new Set([0, 2, 5]);
@@ -66,9 +87,32 @@ export class MessageService {
   readonly repo: ChannelMessageRepo;
   private readonly events: GuildEvents;
 
-  constructor(private readonly store: Store, bus: EventBus) {
+  readonly files: AttachmentStore | null;
+  private readonly signer: UrlSigner | null;
+
+  constructor(private readonly store: Store, bus: EventBus, private readonly options: MessageServiceOptions = {}) {
     this.repo = channelMessageRepo(store.database.db, store.ids);
     this.events = guildServicesFor(store, bus).events;
+    this.files = options.dataDir ? new FsAttachmentStore(join(options.dataDir, 'attachments')) : null;
+    this.signer = options.dataDir ? new UrlSigner(options.dataDir) : null;
+  }
+
+  /** Checks a CDN request's signature (`ex`, `is`, `hm`) and returns the bytes, or undefined. */
+  async attachmentBytes(channelId: string, attachmentId: string, q: { ex?: string; is?: string; hm?: string }): Promise<Buffer | undefined> {
+    if (!this.signer || !this.files || !/^\d{1,20}$/.test(channelId) || !/^\d{1,20}$/.test(attachmentId)) return undefined;
+    if (!this.signer.verify(`/attachments/${channelId}/${attachmentId}`, q)) return undefined;
+    return this.files.get(`${channelId}/${attachmentId}`);
+  }
+
+  /** Stored attachments to the public Attachment objects, with expiring signed URLs. */
+  private attachmentWires(channelId: string, stored: StoredAttachment[]): unknown[] {
+    const origin = this.options.publicUrl?.() ?? '';
+    return stored.map((a) => {
+      const signed = this.signer ? this.signer.sign(`/attachments/${channelId}/${a.id}`) : '';
+      const query = signed.slice(signed.indexOf('?'));
+      const url = `${origin}${attachmentPath(channelId, a)}${query}`;
+      return { ...a, url, proxy_url: url };
+    });
   }
 
   // ---- access --------------------------------------------------------------------------------
@@ -96,7 +140,8 @@ export class MessageService {
     const reactions = await this.repo.reactionCounts(rows.map((r) => r.id), caller.userId);
     const full = await this.readsAllContent(caller);
     return rows.map((r) => {
-      const m = messageWire(r, { users, reactions, referenced });
+      const m = messageWire(r, { users, reactions, referenced }) as APIMessage & { attachments: unknown[] };
+      m.attachments = this.attachmentWires(r.channel_id, JSON.parse(r.attachments) as StoredAttachment[]) as never;
       return full || contentExempt(m, caller.userId) ? m : withoutContent(m as never);
     });
   }
@@ -113,7 +158,7 @@ export class MessageService {
 
   // ---- create --------------------------------------------------------------------------------
 
-  async create(caller: MessageCaller, channelId: string, body: CreateMessageBody): Promise<APIMessage> {
+  async create(caller: MessageCaller, channelId: string, body: CreateMessageBody, uploads: UploadedFile[] = []): Promise<APIMessage> {
     const { view, channel, perms } = await this.access(caller, channelId);
     if (!TEXT_CHANNEL_TYPES.has(channel.type)) throw E.notText();
     if (!has(perms, Permission.SendMessages)) throw E.missingPermissions();
@@ -123,12 +168,29 @@ export class MessageService {
     const content = body.content ?? '';
     const embeds = body.embeds ?? [];
     const components = body.components ?? [];
+    if (uploads.length > 0 && !has(perms, Permission.AttachFiles)) throw E.missingPermissions();
+    if (uploads.length > 0 && !this.files) throw new ApiError(400, 50035, 'Attachments are not configured on this server');
+    for (const f of uploads) if (f.data.length > MAX_ATTACHMENT_BYTES) throw new ApiError(413, 40005, 'Request entity too large');
     if (forwarding) {
       // A forward is the snapshot alone: nothing of its own beside the reference.
-      if (content !== '' || embeds.length > 0 || components.length > 0) throw E.invalidForm(['content'], 'BASE_TYPE_BAD_LENGTH', 'A forwarded message cannot have content, embeds or components.');
-    } else if (content.trim() === '' && embeds.length === 0 && components.length === 0) {
+      if (content !== '' || embeds.length > 0 || components.length > 0 || uploads.length > 0) throw E.invalidForm(['content'], 'BASE_TYPE_BAD_LENGTH', 'A forwarded message cannot have content, embeds or components.');
+    } else if (content.trim() === '' && embeds.length === 0 && components.length === 0 && uploads.length === 0) {
       throw E.emptyMessage();
     }
+    // files[n] pairs with attachments[{id: n}] (filename, description, is_spoiler); SPOILER_ still marks a spoiler.
+    const attachments: StoredAttachment[] = uploads.map((f) => {
+      const meta = body.attachments?.find((a) => String(a.id) === String(f.index));
+      const filename = cleanFilename(meta?.filename ?? f.filename);
+      const spoiler = meta?.is_spoiler === true || filename.startsWith('SPOILER_');
+      return {
+        id: this.store.ids.next(),
+        filename,
+        ...(meta?.description ? { description: meta.description } : {}),
+        content_type: f.contentType,
+        size: f.data.length,
+        ...(spoiler ? { flags: ATTACHMENT_IS_SPOILER } : {}),
+      };
+    });
     if (body.enforce_nonce && body.nonce === undefined) throw E.invalidForm(['nonce'], 'BASE_TYPE_REQUIRED', 'This field is required when enforce_nonce is true.');
     checkEmbeds(embeds);
     const flags = body.flags ?? 0;
@@ -183,11 +245,15 @@ export class MessageService {
       mention_roles: mentions.roles,
       embeds,
       components,
+      attachments,
       message_reference: reference ? JSON.stringify(reference) : null,
       message_snapshots: snapshots ? JSON.stringify(snapshots) : null,
       interaction_metadata: null,
     };
 
+    // The bytes first: a message never names a file that is not there. A failed insert removes them.
+    for (const [i, a] of attachments.entries()) await this.files!.put(`${channel.id}/${a.id}`, uploads[i]!.data);
+    const dropFiles = () => Promise.all(attachments.map((a) => this.files!.delete(`${channel.id}/${a.id}`)));
     let row: ChannelMessagesTable | undefined;
     for (let attempt = 0; attempt < 3 && !row; attempt++) {
       try {
@@ -203,9 +269,15 @@ export class MessageService {
           return created;
         });
       } catch (e) {
-        if (e instanceof NonceTaken) return this.wire((await this.repo.get(e.messageId))!, caller);
+        if (e instanceof NonceTaken) {
+          await dropFiles();
+          return this.wire((await this.repo.get(e.messageId))!, caller);
+        }
         // Two sends with one nonce at once: the loser's insert of the claim fails; the retry finds the winner.
-        if (!(body.enforce_nonce && attempt < 2)) throw e;
+        if (!(body.enforce_nonce && attempt < 2)) {
+          await dropFiles();
+          throw e;
+        }
       }
     }
     const wire = await this.wire(row!, { ...caller, bot: false });
@@ -313,10 +385,27 @@ export class MessageService {
       checkComponents(body.components ?? [], flags);
       set.components = JSON.stringify(body.components ?? []);
     }
+    let removedFiles: StoredAttachment[] = [];
+    if (body.attachments !== undefined) {
+      const existing = JSON.parse(row.attachments) as StoredAttachment[];
+      const keep: StoredAttachment[] = [];
+      for (const [i, a] of (body.attachments ?? []).entries()) {
+        const old = existing.find((x) => x.id === String(a.id));
+        if (!old) throw E.invalidForm(['attachments', String(i), 'id'], 'ATTACHMENT_NOT_FOUND', 'Unknown attachment (new files on edit are not supported yet)');
+        const spoiler = a.is_spoiler === undefined ? (old.flags ?? 0) & ATTACHMENT_IS_SPOILER : a.is_spoiler ? ATTACHMENT_IS_SPOILER : 0;
+        const { description: _d, flags: _f, ...rest } = old;
+        const description = a.description === undefined ? old.description : a.description;
+        const flags = ((old.flags ?? 0) & ~ATTACHMENT_IS_SPOILER) | spoiler;
+        keep.push({ ...rest, ...(description ? { description } : {}), ...(flags ? { flags } : {}) });
+      }
+      removedFiles = existing.filter((x) => !keep.some((k) => k.id === x.id));
+      set.attachments = JSON.stringify(keep);
+    }
     const content = set.content ?? row.content;
     const embeds = set.embeds !== undefined ? (JSON.parse(set.embeds) as unknown[]) : (JSON.parse(row.embeds) as unknown[]);
     const comps = set.components !== undefined ? (JSON.parse(set.components) as unknown[]) : (JSON.parse(row.components) as unknown[]);
-    if (content.trim() === '' && embeds.length === 0 && comps.length === 0 && row.message_snapshots === null && JSON.parse(row.attachments).length === 0) throw E.emptyMessage();
+    const atts = JSON.parse(set.attachments ?? row.attachments) as unknown[];
+    if (content.trim() === '' && embeds.length === 0 && comps.length === 0 && row.message_snapshots === null && atts.length === 0) throw E.emptyMessage();
     if (set.content !== undefined) {
       const m = await this.mentions(view, perms, content, body.allowed_mentions ?? undefined);
       set.mentions = JSON.stringify(m.users);
@@ -325,6 +414,7 @@ export class MessageService {
     }
     set.edited_at = Date.now();
     await this.repo.update(this.store.database.db, row.id, set);
+    for (const a of removedFiles) await this.files?.delete(`${channel.id}/${a.id}`);
     const updated = (await this.repo.get(row.id))!;
     const wire = await this.wire(updated, { ...caller, bot: false });
     await this.publishMessage('MESSAGE_UPDATE', channel, wire, view);
@@ -337,6 +427,7 @@ export class MessageService {
     const row = await this.message(channelId, messageId);
     if (row.author_id !== caller.userId && !mayDo(perms, 'deleteOthersMessage')) throw E.missingPermissions();
     await this.repo.transaction((tx) => this.repo.delete(tx, [row.id]));
+    await this.dropAttachments([row]);
     await this.events.publish(channel.guild_id, 'MESSAGE_DELETE', { id: row.id, channel_id: channel.id, guild_id: channel.guild_id }, { kind: 'channel', channel });
   }
 
@@ -355,7 +446,12 @@ export class MessageService {
     const rows = await this.repo.many(channel.id, [...new Set(ids)]);
     if (rows.length === 0) return;
     await this.repo.transaction((tx) => this.repo.delete(tx, rows.map((r) => r.id)));
+    await this.dropAttachments(rows);
     await this.events.publish(channel.guild_id, 'MESSAGE_DELETE_BULK', { ids: rows.map((r) => r.id), channel_id: channel.id, guild_id: channel.guild_id }, { kind: 'channel', channel });
+  }
+
+  private async dropAttachments(rows: ChannelMessagesTable[]): Promise<void> {
+    for (const r of rows) for (const a of JSON.parse(r.attachments) as StoredAttachment[]) await this.files?.delete(`${r.channel_id}/${a.id}`);
   }
 
   // ---- reactions -----------------------------------------------------------------------------
@@ -531,8 +627,8 @@ function checkComponents(components: unknown[], flags: number): void {
 const byStore = new WeakMap<Store, MessageService>();
 
 /** One service per store, shared by the routes (and by tests that seed messages). */
-export function messageServiceFor(store: Store, bus: EventBus): MessageService {
+export function messageServiceFor(store: Store, bus: EventBus, options: MessageServiceOptions = {}): MessageService {
   let s = byStore.get(store);
-  if (!s) byStore.set(store, (s = new MessageService(store, bus)));
+  if (!s) byStore.set(store, (s = new MessageService(store, bus, options)));
   return s;
 }

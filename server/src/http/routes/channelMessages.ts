@@ -1,12 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { ServerContext } from '../../ServerContext.ts';
 import { ApiError } from '../ApiError.ts';
 import { authenticate } from '../auth.ts';
-import { messageServiceFor, type MessageCaller } from '../../messages/MessageService.ts';
+import { messageServiceFor, type MessageCaller, type UploadedFile } from '../../messages/MessageService.ts';
+import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from '../../messages/attachments.ts';
 import { Snowflake } from './guildRouteHelpers.ts';
-import { BEARER_OR_BOT, NoContent, Wire } from '../schemas/index.ts';
+import { BEARER_OR_BOT, NoContent, OptionalBody, Wire, parseWith } from '../schemas/index.ts';
 import type { APIMessage, APIUser } from 'discord-api-types/v10';
 
 /** Path IDs stay plain strings: a malformed one is the resource's 404, as with the guild routes. */
@@ -42,6 +44,13 @@ const AllowedMentions = Type.Object({
 /** Components are stored as sent; only their counts are checked so far (server/README.md). */
 const Components = Type.Array(Type.Object({ type: Type.Integer({ minimum: 1, maximum: 40 }) }, { additionalProperties: true }), { maxItems: 40 });
 
+/** `attachments[]` of a request: pairs with `files[id]` on create; names kept ones on edit. */
+const AttachmentMeta = Type.Object({
+  id: Type.Union([Snowflake, Type.Integer({ minimum: 0 })]),
+  filename: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  description: Type.Optional(Type.String({ maxLength: 1024 })),
+  is_spoiler: Type.Optional(Type.Boolean()),
+});
 const CreateBody = Type.Object({
   content: Type.Optional(Type.String({ maxLength: 2000 })),
   nonce: Type.Optional(Type.Union([Type.String({ maxLength: 25 }), Type.Integer()])),
@@ -60,7 +69,7 @@ const CreateBody = Type.Object({
     fail_if_not_exists: Type.Optional(Type.Boolean()),
   })),
   sticker_ids: Type.Optional(Type.Array(Snowflake, { maxItems: 3 })),
-  attachments: Type.Optional(Type.Array(Type.Object({ id: Type.Union([Snowflake, Type.Integer()]) }, { additionalProperties: true }), { maxItems: 10 })),
+  attachments: Type.Optional(Type.Array(AttachmentMeta, { maxItems: 10 })),
 });
 const EditBody = Type.Object({
   content: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
@@ -68,7 +77,7 @@ const EditBody = Type.Object({
   components: Type.Optional(Nullable(Components)),
   flags: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
   allowed_mentions: Type.Optional(Nullable(AllowedMentions)),
-  attachments: Type.Optional(Nullable(Type.Array(Type.Object({ id: Type.Union([Snowflake, Type.Integer()]) }, { additionalProperties: true }), { maxItems: 10 }))),
+  attachments: Type.Optional(Nullable(Type.Array(AttachmentMeta, { maxItems: 10 }))),
 });
 const HistoryQuery = Type.Object({
   before: Type.Optional(Snowflake),
@@ -111,6 +120,43 @@ const doc = (summary: string, response: Record<number, unknown>) => ({ summary, 
 const ok = (summary: string, schema: unknown) => doc(summary, { 200: schema });
 const none = (summary: string) => doc(summary, { 204: NoContent });
 
+/** Media types served inline by extension; every other file is a download. */
+const SAFE_TYPES: Record<string, string> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
+  mp4: 'video/mp4', webm: 'video/webm', mp3: 'audio/mpeg', ogg: 'audio/ogg', wav: 'audio/wav', txt: 'text/plain; charset=utf-8',
+};
+
+/** Reads a multipart Create Message: `payload_json` checked like the JSON body, and each `files[n]`. */
+async function readUpload(req: FastifyRequest): Promise<{ payload: Static<typeof CreateBody>; files: UploadedFile[] }> {
+  let payload: unknown = {};
+  const files: UploadedFile[] = [];
+  let tooLarge = false;
+  for await (const part of req.parts()) {
+    if (part.type === 'field') {
+      if (part.fieldname === 'payload_json' && typeof part.value === 'string') {
+        try {
+          payload = JSON.parse(part.value);
+        } catch {
+          throw new ApiError(400, 50035, 'Invalid Form Body', { payload_json: { _errors: [{ code: 'BASE_TYPE_INVALID', message: 'payload_json is not JSON' }] } } as never);
+        }
+      } else if (part.fieldname === 'content' && typeof part.value === 'string') {
+        payload = { ...(payload as object), content: part.value };
+      }
+      continue;
+    }
+    const data = await part.toBuffer();
+    if (part.file.truncated || data.length > MAX_ATTACHMENT_BYTES) {
+      tooLarge = true;
+      continue;
+    }
+    const n = /^files\[(\d{1,2})\]$/.exec(part.fieldname)?.[1] ?? (part.fieldname === 'file' ? '0' : undefined);
+    if (n === undefined) continue;
+    files.push({ index: Number(n), filename: part.filename, contentType: part.mimetype || 'application/octet-stream', data });
+  }
+  if (tooLarge) throw new ApiError(413, 40005, 'Request entity too large');
+  return { payload: parseWith(CreateBody, payload), files };
+}
+
 /** Rate budgets per caller (the public ones are per channel; ours are per caller and route family). */
 export const MESSAGE_READ = { bucket: 'messages.read', limit: 50, windowMs: 1_000 };
 export const MESSAGE_WRITE = { bucket: 'messages.write', limit: 10, windowMs: 1_000 };
@@ -131,7 +177,7 @@ async function messageCaller(req: FastifyRequest, ctx: ServerContext): Promise<M
 /** Messages in guild channels (issue 11): history, create, edit, delete, bulk delete, reactions, typing, pins. */
 export function channelMessageRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const s = messageServiceFor(ctx.store, ctx.bus);
+  const s = messageServiceFor(ctx.store, ctx.bus, { publicUrl: () => ctx.publicHttpUrl(), ...(ctx.dataDir ? { dataDir: ctx.dataDir } : {}) });
 
   r.get('/api/v10/channels/:channel_id/messages', { schema: { ...ok('Get Channel Messages', Type.Array(MessageSchema)), params: ChannelParams, querystring: HistoryQuery }, config: { rateLimit: MESSAGE_READ } }, async (req) => {
     const q = req.query;
@@ -140,11 +186,49 @@ export function channelMessageRoutes(app: FastifyInstance, ctx: ServerContext): 
     return s.list(await messageCaller(req, ctx), req.params.channel_id, { ...cursor, ...(q.limit ? { limit: q.limit } : {}) });
   });
 
-  r.post('/api/v10/channels/:channel_id/messages', { schema: { ...ok('Create Message', MessageSchema), params: ChannelParams, body: CreateBody }, config: { rateLimit: MESSAGE_WRITE } }, async (req) => {
-    const { embed, ...body } = req.body;
-    // `embed` (singular) is the deprecated form of `embeds`.
-    const embeds = body.embeds ?? (embed ? [embed] : undefined);
-    return s.create(await messageCaller(req, ctx), req.params.channel_id, { ...body, ...(embeds ? { embeds } : {}) } as never);
+  // Create Message takes JSON, or multipart/form-data with `payload_json` and `files[n]` (the
+  // public convention). The parser lives in this scope only; a file over 10 MiB is cut off at
+  // the limit and answered 413 / 40005 without being stored.
+  void app.register(async (scope) => {
+    await scope.register(multipart, {
+      throwFileSizeLimit: false,
+      limits: { fileSize: MAX_ATTACHMENT_BYTES + 1, files: MAX_ATTACHMENTS, fields: 4, fieldSize: 64 * 1024, parts: MAX_ATTACHMENTS + 4, headerPairs: 50 },
+    });
+    const m = scope.withTypeProvider<TypeBoxTypeProvider>();
+    m.post('/api/v10/channels/:channel_id/messages', {
+      schema: { ...ok('Create Message', MessageSchema), consumes: ['application/json', 'multipart/form-data'], params: ChannelParams, body: OptionalBody(CreateBody) },
+      config: { rateLimit: MESSAGE_WRITE },
+    }, async (req) => {
+      const caller = await messageCaller(req, ctx);
+      const upload = req.isMultipart() ? await readUpload(req) : undefined;
+      const { embed, ...body } = upload ? upload.payload : (req.body ?? {});
+      // `embed` (singular) is the deprecated form of `embeds`.
+      const embeds = body.embeds ?? (embed ? [embed] : undefined);
+      return s.create(caller, req.params.channel_id, { ...body, ...(embeds ? { embeds } : {}) } as never, upload?.files ?? []);
+    });
+  });
+
+  // Attachments on the CDN path, with the signed query the message carries; anything else is 404.
+  r.get('/attachments/:channel_id/:attachment_id/:filename', {
+    schema: {
+      summary: 'Attachment (CDN, signed URL)',
+      tags: TAGS,
+      params: Type.Object({ channel_id: Type.String(), attachment_id: Type.String(), filename: Type.String() }),
+      querystring: Type.Object({ ex: Type.Optional(Type.String({ maxLength: 16 })), is: Type.Optional(Type.String({ maxLength: 16 })), hm: Type.Optional(Type.String({ maxLength: 64 })) }),
+    },
+    config: { rateLimit: MESSAGE_READ },
+  }, async (req, reply) => {
+    const bytes = await s.attachmentBytes(req.params.channel_id, req.params.attachment_id, req.query);
+    if (!bytes) throw new ApiError(404, 0, '404: Not Found');
+    const type = SAFE_TYPES[(/\.([A-Za-z0-9]{1,8})$/.exec(req.params.filename)?.[1] ?? '').toLowerCase()];
+    // Uploaded bytes are never rendered as a page of ours: a fixed type list, nosniff, a sandbox.
+    void reply
+      .header('content-type', type ?? 'application/octet-stream')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .header('cache-control', 'private, max-age=3600');
+    if (!type) void reply.header('content-disposition', 'attachment');
+    return reply.send(bytes);
   });
 
   r.post('/api/v10/channels/:channel_id/messages/bulk-delete', {
