@@ -114,6 +114,17 @@ describe('discord.js bot and guild messages', () => {
     expect(history.filter((m) => m.content === 'exactly once').size).toBe(1);
   });
 
+  it('sends a 26-field embed and gets the 50035 error with the field path; 25 fields are fine', async () => {
+    const channel = (await reader.channels.fetch(channelId)) as TextChannel;
+    const fields = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `field ${i}`, value: 'v' }));
+    const ok = await channel.send({ embeds: [{ title: 'stats', fields: fields(25) }] });
+    expect(ok.embeds[0]!.fields).toHaveLength(25);
+    const refused = await channel.send({ embeds: [{ title: 'stats', fields: fields(26) }] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(DiscordAPIError);
+    expect([(refused as DiscordAPIError).status, (refused as DiscordAPIError).code]).toEqual([400, 50035]);
+    expect(JSON.stringify((refused as DiscordAPIError).rawError)).toContain('"fields"');
+  });
+
   it('uploads a 9 MiB attachment and is refused an 11 MiB one (413, 40005)', async () => {
     const channel = (await reader.channels.fetch(channelId)) as TextChannel;
     const nine = Buffer.alloc(9 * 1024 * 1024, 1);
