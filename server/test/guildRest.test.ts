@@ -324,3 +324,26 @@ describe('invites', () => {
     expect(del.body.code).toBe(50013);
   });
 });
+
+describe('GET /users/@me/connections', () => {
+  it('lists linked identities of public connection kinds, leaves out the hidden kind, and needs the connections scope', async () => {
+    const g = await t.guest('Linked');
+    const db = t.server.store.database.db;
+    const now = Date.now();
+    const link = async (authType: string, externalId: string, providerType: string, issued: string, username: string) => {
+      await db.insertInto('external_identities').values({ application_id: t.app.id, auth_type: authType, external_id: externalId, user_id: g.userId, created_at: now }).execute();
+      await db.insertInto('application_profiles' as never).values({ application_id: t.app.id, auth_type: authType, external_id: externalId, provider_type: providerType, provider_id: null, provider_issued_user_id: issued, username, avatar_hash: null, metadata: null, updated_at: now } as never).execute();
+    };
+    await link('EPIC', 'e1', 'EPIC_ONLINE_SERVICES', 'epic-42', 'EpicPat');
+    await link('XB', 'x1', 'XBOX', 'xbox-7', 'XPat');
+    await link('OIDC', 'o1', 'OIDC', 'sub-1', 'plain');
+    const token = await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'connections'], 3600);
+    const r = await t.req('GET', '/users/@me/connections', { token });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual([{ id: 'epic-42', name: 'EpicPat', type: 'epicgames', verified: true, friend_sync: false, show_activity: true, two_way_link: false, visibility: 0 }]);
+    expect((await t.req('GET', '/users/@me/connections', { token: g.token })).status).toBe(403);
+    expect((await t.req('GET', '/users/@me/connections', { token: t.app.botToken, bot: true })).status).toBe(403);
+    const { userConnections, hiddenConnectionTypes } = await import('../src/guilds/connections.ts');
+    expect((await userConnections(t.server.store, g.userId, hiddenConnectionTypes(''))).map((c) => c.type).sort()).toEqual(['epicgames', 'xbox']);
+  });
+});

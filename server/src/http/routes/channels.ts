@@ -3,7 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ServerContext } from '../../ServerContext.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
-import { GUILD_READ, GUILD_WRITE, PermissionString, Snowflake, guildCaller } from './guildRouteHelpers.ts';
+import { Described, DescribedList, GUILD_READ, GUILD_WRITE, PermissionString, Snowflake, guildCaller } from './guildRouteHelpers.ts';
+import { NoContent } from '../schemas/index.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 const ChannelParams = Type.Object({ channel_id: Type.String() });
@@ -30,13 +31,13 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const s = guildServicesFor(ctx.store, ctx.bus);
 
-  r.get('/api/v10/guilds/:guild_id/channels', { schema: { params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/channels', { schema: { response: { 200: DescribedList('Channel') }, params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const caller = await guildCaller(req, ctx);
     return s.guilds.listChannels(caller.userId, req.params.guild_id);
   });
 
   r.post('/api/v10/guilds/:guild_id/channels', {
-    schema: { params: GuildParams, body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), type: Type.Optional(ChannelTypeSchema), ...channelFields }) },
+    schema: { response: { 201: Described('Channel') }, params: GuildParams, body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), type: Type.Optional(ChannelTypeSchema), ...channelFields }) },
    
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
@@ -46,7 +47,7 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
   });
 
   r.patch('/api/v10/guilds/:guild_id/channels', {
-    schema: {
+    schema: { response: { 204: NoContent },
       params: GuildParams,
       body: Type.Array(
         Type.Object({
@@ -67,7 +68,7 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
   });
 
   r.put('/api/v10/channels/:channel_id/voice-status', {
-    schema: { params: ChannelParams, body: Type.Object({ status: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]) }) },
+    schema: { response: { 204: NoContent }, params: ChannelParams, body: Type.Object({ status: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]) }) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
     const caller = await guildCaller(req, ctx);
@@ -75,13 +76,13 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
     void reply.code(204);
   });
 
-  r.get('/api/v10/channels/:channel_id', { schema: { params: ChannelParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/channels/:channel_id', { schema: { response: { 200: Described('Channel') }, params: ChannelParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const caller = await guildCaller(req, ctx);
     return s.guilds.getChannel(caller.userId, req.params.channel_id);
   });
 
   r.patch('/api/v10/channels/:channel_id', {
-    schema: { params: ChannelParams, body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), type: Type.Optional(ChannelTypeSchema), ...channelFields }) },
+    schema: { response: { 200: Described('Channel') }, params: ChannelParams, body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), type: Type.Optional(ChannelTypeSchema), ...channelFields }) },
    
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
@@ -89,7 +90,7 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return s.guilds.modifyChannel(caller.userId, req.params.channel_id, req.body);
   });
 
-  r.delete('/api/v10/channels/:channel_id', { schema: { params: ChannelParams }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
+  r.delete('/api/v10/channels/:channel_id', { schema: { response: { 200: Described('Channel') }, params: ChannelParams }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
     const caller = await guildCaller(req, ctx);
     return s.guilds.deleteChannel(caller.userId, req.params.channel_id);
   });

@@ -5,7 +5,8 @@ import type { ServerContext } from '../../ServerContext.ts';
 import { Errors } from '../ApiError.ts';
 import { authenticate, requireBot } from '../auth.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
-import { GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller } from './guildRouteHelpers.ts';
+import { Described, DescribedList, GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller } from './guildRouteHelpers.ts';
+import { NoContent } from '../schemas/index.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 const GuildEmojiParams = Type.Object({ guild_id: Type.String(), emoji_id: Type.String() });
@@ -23,27 +24,27 @@ export function emojiRoutes(app: FastifyInstance, ctx: ServerContext): void {
   // An emoji image is larger than the JSON body limit elsewhere: these two routes take up to 400 KB.
   const imageBody = { bodyLimit: 400_000 };
 
-  r.get('/api/v10/guilds/:guild_id/emojis', { schema: { params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/emojis', { schema: { response: { 200: DescribedList('Emoji') }, params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     return s.emojis.listGuild((await guildCaller(req, ctx)).userId, req.params.guild_id);
   });
-  r.get('/api/v10/guilds/:guild_id/emojis/:emoji_id', { schema: { params: GuildEmojiParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/emojis/:emoji_id', { schema: { response: { 200: Described('Emoji') }, params: GuildEmojiParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     return s.emojis.getGuild((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.emoji_id);
   });
   r.post('/api/v10/guilds/:guild_id/emojis', {
     ...imageBody,
-    schema: { params: GuildParams, body: Type.Object({ name: EmojiName, image: EmojiImage, roles: Type.Optional(Type.Array(Snowflake, { maxItems: 250 })) }) },
+    schema: { response: { 201: Described('Emoji') }, params: GuildParams, body: Type.Object({ name: EmojiName, image: EmojiImage, roles: Type.Optional(Type.Array(Snowflake, { maxItems: 250 })) }) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
     void reply.code(201);
     return s.emojis.createGuild((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body);
   });
   r.patch('/api/v10/guilds/:guild_id/emojis/:emoji_id', {
-    schema: { params: GuildEmojiParams, body: Type.Object({ name: Type.Optional(EmojiName), roles: Type.Optional(Type.Union([Type.Array(Snowflake, { maxItems: 250 }), Type.Null()])) }) },
+    schema: { response: { 200: Described('Emoji') }, params: GuildEmojiParams, body: Type.Object({ name: Type.Optional(EmojiName), roles: Type.Optional(Type.Union([Type.Array(Snowflake, { maxItems: 250 }), Type.Null()])) }) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
     return s.emojis.modifyGuild((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.emoji_id, req.body);
   });
-  r.delete('/api/v10/guilds/:guild_id/emojis/:emoji_id', { schema: { params: GuildEmojiParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  r.delete('/api/v10/guilds/:guild_id/emojis/:emoji_id', { schema: { response: { 204: NoContent }, params: GuildEmojiParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     await s.emojis.deleteGuild((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.emoji_id);
     void reply.code(204);
   });
@@ -54,17 +55,17 @@ export function emojiRoutes(app: FastifyInstance, ctx: ServerContext): void {
     if (bot.applicationId !== req.params.application_id) throw GuildErrors.missingAccess();
     return bot;
   };
-  r.get('/api/v10/applications/:application_id/emojis', { schema: { params: AppParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/applications/:application_id/emojis', { schema: { response: { 200: Described('ApplicationEmojis') }, params: AppParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const bot = await ownApp(req);
     return s.emojis.listApplication(bot.applicationId);
   });
-  r.get('/api/v10/applications/:application_id/emojis/:emoji_id', { schema: { params: AppEmojiParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/applications/:application_id/emojis/:emoji_id', { schema: { response: { 200: Described('Emoji') }, params: AppEmojiParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const bot = await ownApp(req);
     return s.emojis.getApplication(bot.applicationId, req.params.emoji_id);
   });
   r.post('/api/v10/applications/:application_id/emojis', {
     ...imageBody,
-    schema: { params: AppParams, body: Type.Object({ name: EmojiName, image: EmojiImage }) },
+    schema: { response: { 201: Described('Emoji') }, params: AppParams, body: Type.Object({ name: EmojiName, image: EmojiImage }) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
     const bot = await ownApp(req);
@@ -72,24 +73,24 @@ export function emojiRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return s.emojis.createApplication(bot.applicationId, bot.botUserId, req.body);
   });
   r.patch('/api/v10/applications/:application_id/emojis/:emoji_id', {
-    schema: { params: AppEmojiParams, body: Type.Object({ name: EmojiName }) },
+    schema: { response: { 200: Described('Emoji') }, params: AppEmojiParams, body: Type.Object({ name: EmojiName }) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
     const bot = await ownApp(req);
     return s.emojis.modifyApplication(bot.applicationId, req.params.emoji_id, req.body.name);
   });
-  r.delete('/api/v10/applications/:application_id/emojis/:emoji_id', { schema: { params: AppEmojiParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  r.delete('/api/v10/applications/:application_id/emojis/:emoji_id', { schema: { response: { 204: NoContent }, params: AppEmojiParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     const bot = await ownApp(req);
     await s.emojis.deleteApplication(bot.applicationId, req.params.emoji_id);
     void reply.code(204);
   });
 
   // The image, at the public CDN path shape (no token: emoji images are public).
-  r.get('/emojis/:file', { schema: { params: Type.Object({ file: Type.String({ maxLength: 40 }) }) }, config: { rateLimit: { bucket: 'emojis.image', limit: 100, windowMs: 1_000, key: 'address' as const } } }, async (req, reply) => {
+  r.get('/emojis/:file', { schema: { response: { 200: Type.Unsafe<string>({ type: 'string', description: 'The image bytes (image/png, gif, webp or jpeg; a Buffer, sent as is)' }) }, params: Type.Object({ file: Type.String({ maxLength: 40 }) }) }, config: { rateLimit: { bucket: 'emojis.image', limit: 100, windowMs: 1_000, key: 'address' as const } } }, async (req, reply) => {
     const m = /^(\d{1,20})\.(png|gif|webp|jpg|jpeg)$/.exec(req.params.file);
     const img = m ? await s.emojis.image(m[1]!) : undefined;
     if (!img) throw Errors.notFound();
     void reply.header('content-type', img.type).header('cache-control', 'public, max-age=86400').header('x-content-type-options', 'nosniff');
-    return reply.send(img.bytes);
+    return reply.send(img.bytes as unknown as string);
   });
 }

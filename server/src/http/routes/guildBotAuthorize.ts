@@ -6,6 +6,7 @@ import { messagePage } from '../../pages/accountPages.ts';
 import { botAuthorizePage } from '../../pages/botAuthorizePage.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { formOf } from './accountPages.ts';
+import { FormField, HtmlPage, pageRoute, Redirect, Type } from '../schemas/index.ts';
 
 /** The parameters the bot page's form carries back. */
 const BOT_PARAMS = ['client_id', 'scope', 'permissions', 'redirect_uri', 'state', 'disable_guild_select'];
@@ -48,7 +49,27 @@ export async function botAuthorizeGet(ctx: ServerContext, req: FastifyRequest, r
 
 /** The bot page's decision: adds the bot to the chosen guild, then back to the redirect URI (if any) with guild_id and permissions. */
 export function guildBotAuthorizeRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/oauth2/authorize/bot', { config: { rateLimit: { bucket: 'oauth2.authorize.bot', limit: 30, windowMs: 60_000 } } }, async (req, reply) => {
+  app.post(
+    '/oauth2/authorize/bot',
+    {
+      ...pageRoute({
+        summary: 'OAuth2 bot authorization decision (adds the bot to a guild)',
+        body: Type.Object({
+          client_id: FormField('Application ID'),
+          scope: FormField('bot, optionally applications.commands'),
+          permissions: FormField('Permission bitfield for the bot\'s managed role'),
+          guild_id: FormField('The guild to add the bot to'),
+          redirect_uri: FormField('A registered redirect URI (optional)'),
+          state: FormField('Returned unchanged'),
+          disable_guild_select: FormField('true keeps guild_id fixed'),
+          csrf: FormField('The page\'s CSRF token'),
+          decision: FormField('allow or deny'),
+        }),
+        response: { 200: HtmlPage('Added, or cancelled'), 303: Redirect('Back to the redirect URI'), 400: HtmlPage('Refused'), 403: HtmlPage('The form expired') },
+      }),
+      config: { rateLimit: { bucket: 'oauth2.authorize.bot', limit: 30, windowMs: 60_000 } },
+    },
+    async (req, reply) => {
     const form = formOf(req);
     const q = new URLSearchParams();
     for (const k of BOT_PARAMS) for (const v of form.getAll(k)) q.append(k, v);

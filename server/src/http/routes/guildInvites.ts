@@ -3,12 +3,12 @@ import multipart from '@fastify/multipart';
 import { Compile } from 'typebox/compile';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
-import { OptionalBody } from '../schemas/index.ts';
+import { NoContent, OptionalBody } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { authenticate } from '../auth.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
 import { parseTargetUsersCsv } from '../../guilds/GuildInviteService.ts';
-import { GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller } from './guildRouteHelpers.ts';
+import { Described, DescribedList, GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller } from './guildRouteHelpers.ts';
 
 const ChannelParams = Type.Object({ channel_id: Type.String() });
 const GuildParams = Type.Object({ guild_id: Type.String() });
@@ -69,7 +69,7 @@ export function guildInviteRoutes(app: FastifyInstance, ctx: ServerContext): voi
     const m = scope.withTypeProvider<TypeBoxTypeProvider>();
 
     m.post('/api/v10/channels/:channel_id/invites', {
-      schema: { params: ChannelParams, body: OptionalBody(InviteBody) },
+      schema: { response: { 200: Described('Invite') }, params: ChannelParams, body: OptionalBody(InviteBody) },
       config: { rateLimit: GUILD_WRITE },
     }, async (req) => {
       const caller = await guildCaller(req, ctx);
@@ -79,7 +79,7 @@ export function guildInviteRoutes(app: FastifyInstance, ctx: ServerContext): voi
     });
 
     m.put('/api/v10/invites/:code/target-users', {
-      schema: { params: CodeParams, body: OptionalBody(Type.Object({ target_user_ids: Type.Array(Snowflake, { maxItems: 10_000 }) })) },
+      schema: { response: { 204: NoContent }, params: CodeParams, body: OptionalBody(Type.Object({ target_user_ids: Type.Array(Snowflake, { maxItems: 10_000 }) })) },
       config: { rateLimit: GUILD_WRITE },
     }, async (req, reply) => {
       const caller = await guildCaller(req, ctx);
@@ -90,16 +90,16 @@ export function guildInviteRoutes(app: FastifyInstance, ctx: ServerContext): voi
     });
   });
 
-  r.get('/api/v10/channels/:channel_id/invites', { schema: { params: ChannelParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/channels/:channel_id/invites', { schema: { response: { 200: DescribedList('Invite') }, params: ChannelParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     return s.invites.channelInvites((await guildCaller(req, ctx)).userId, req.params.channel_id);
   });
 
-  r.get('/api/v10/guilds/:guild_id/invites', { schema: { params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/invites', { schema: { response: { 200: DescribedList('Invite') }, params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     return s.invites.guildInvites((await guildCaller(req, ctx)).userId, req.params.guild_id);
   });
 
   r.get('/api/v10/invites/:code', {
-    schema: { params: CodeParams, querystring: Type.Object({ with_counts: Type.Optional(Type.Boolean()), with_expiration: Type.Optional(Type.Boolean()) }) },
+    schema: { response: { 200: Described('Invite') }, params: CodeParams, querystring: Type.Object({ with_counts: Type.Optional(Type.Boolean()), with_expiration: Type.Optional(Type.Boolean()) }) },
     config: { rateLimit: GUILD_READ },
   }, async (req) => {
     await authenticate(req, ctx.store);
@@ -107,24 +107,24 @@ export function guildInviteRoutes(app: FastifyInstance, ctx: ServerContext): voi
   });
 
   // Accepting is a user's act (bots join through installation): POST /invites/{code}.
-  r.post('/api/v10/invites/:code', { schema: { params: CodeParams }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
+  r.post('/api/v10/invites/:code', { schema: { response: { 200: Described('Invite') }, params: CodeParams }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
     const caller = await guildCaller(req, ctx);
     if (caller.bot) throw GuildErrors.botsCannotUse();
     return s.invites.accept(caller.userId, req.params.code);
   });
 
-  r.delete('/api/v10/invites/:code', { schema: { params: CodeParams }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
+  r.delete('/api/v10/invites/:code', { schema: { response: { 200: Described('Invite') }, params: CodeParams }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
     return s.invites.delete((await guildCaller(req, ctx)).userId, req.params.code);
   });
 
   // Get Target Users: a CSV whose only header is `user_id` (spec).
-  r.get('/api/v10/invites/:code/target-users', { schema: { params: CodeParams }, config: { rateLimit: GUILD_READ } }, async (req, reply) => {
+  r.get('/api/v10/invites/:code/target-users', { schema: { response: { 200: Type.Unsafe<string>({ type: 'string', description: 'CSV (text/csv): the header user_id, then one ID per line' }) }, params: CodeParams }, config: { rateLimit: GUILD_READ } }, async (req, reply) => {
     const csv = await s.invites.targetUsersCsv((await guildCaller(req, ctx)).userId, req.params.code);
     void reply.type('text/csv; charset=utf-8');
     return csv;
   });
 
-  r.get('/api/v10/invites/:code/target-users/job-status', { schema: { params: CodeParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/invites/:code/target-users/job-status', { schema: { response: { 200: Described('TargetUsersJobStatus') }, params: CodeParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     return s.invites.targetUsersJobStatus((await guildCaller(req, ctx)).userId, req.params.code);
   });
 

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { OptionalBody } from '../schemas/index.ts';
+import { NoContent, OptionalBody } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
-import { GUILD_READ, GUILD_WRITE, MEMBER_READ, Snowflake, guildCaller } from './guildRouteHelpers.ts';
+import { Described, DescribedList, GUILD_READ, GUILD_WRITE, MEMBER_READ, Snowflake, guildCaller } from './guildRouteHelpers.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 const MemberParams = Type.Object({ guild_id: Type.String(), user_id: Type.String() });
@@ -18,14 +18,14 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
   const s = guildServicesFor(ctx.store, ctx.bus);
 
   r.get('/api/v10/guilds/:guild_id/members', {
-    schema: { params: GuildParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Snowflake) }) },
+    schema: { response: { 200: DescribedList('GuildMember') }, params: GuildParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Snowflake) }) },
     config: { rateLimit: MEMBER_READ },
   }, async (req) => {
     return s.members.listMembers((await guildCaller(req, ctx)).userId, req.params.guild_id, { limit: req.query.limit ?? 1, ...(req.query.after ? { after: req.query.after } : {}) });
   });
 
   r.get('/api/v10/guilds/:guild_id/members/search', {
-    schema: { params: GuildParams, querystring: Type.Object({ query: Type.String({ minLength: 1, maxLength: 100 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }) },
+    schema: { response: { 200: DescribedList('GuildMember') }, params: GuildParams, querystring: Type.Object({ query: Type.String({ minLength: 1, maxLength: 100 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }) },
     config: { rateLimit: MEMBER_READ },
   }, async (req) => {
     return s.members.searchMembers((await guildCaller(req, ctx)).userId, req.params.guild_id, req.query.query, req.query.limit ?? 1);
@@ -33,7 +33,7 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
 
   // Modify Current Member: `nick`, and `banner`, `avatar`, `bio` (spec).
   r.patch('/api/v10/guilds/:guild_id/members/@me', {
-    schema: {
+    schema: { response: { 200: Described('GuildMember') },
       params: GuildParams,
       body: Type.Object({
         nick: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
@@ -47,13 +47,13 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
     return s.members.modifyCurrentMember((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body);
   });
 
-  r.get('/api/v10/guilds/:guild_id/members/:user_id', { schema: { params: MemberParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/members/:user_id', { schema: { response: { 200: Described('GuildMember') }, params: MemberParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const caller = await guildCaller(req, ctx);
     return s.members.getMember(caller.userId, req.params.guild_id, req.params.user_id === '@me' ? caller.userId : req.params.user_id);
   });
 
   r.patch('/api/v10/guilds/:guild_id/members/:user_id', {
-    schema: {
+    schema: { response: { 200: Described('GuildMember') },
       params: MemberParams,
       body: Type.Object({
         nick: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
@@ -76,34 +76,34 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
     return s.members.modifyMember(caller.userId, req.params.guild_id, req.params.user_id, req.body);
   });
 
-  r.delete('/api/v10/guilds/:guild_id/members/:user_id', { schema: { params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  r.delete('/api/v10/guilds/:guild_id/members/:user_id', { schema: { response: { 204: NoContent }, params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     await s.members.kick((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id);
     void reply.code(204);
   });
 
-  r.put('/api/v10/guilds/:guild_id/members/:user_id/roles/:role_id', { schema: { params: MemberRoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  r.put('/api/v10/guilds/:guild_id/members/:user_id/roles/:role_id', { schema: { response: { 204: NoContent }, params: MemberRoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     await s.members.addRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.params.role_id);
     void reply.code(204);
   });
 
-  r.delete('/api/v10/guilds/:guild_id/members/:user_id/roles/:role_id', { schema: { params: MemberRoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  r.delete('/api/v10/guilds/:guild_id/members/:user_id/roles/:role_id', { schema: { response: { 204: NoContent }, params: MemberRoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     await s.members.removeRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.params.role_id);
     void reply.code(204);
   });
 
   r.get('/api/v10/guilds/:guild_id/bans', {
-    schema: { params: GuildParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Snowflake) }) },
+    schema: { response: { 200: DescribedList('Ban') }, params: GuildParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Snowflake) }) },
     config: { rateLimit: GUILD_READ },
   }, async (req) => {
     return s.members.bans((await guildCaller(req, ctx)).userId, req.params.guild_id, { limit: req.query.limit ?? 1000, ...(req.query.after ? { after: req.query.after } : {}) });
   });
 
-  r.get('/api/v10/guilds/:guild_id/bans/:user_id', { schema: { params: MemberParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/bans/:user_id', { schema: { response: { 200: Described('Ban') }, params: MemberParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     return s.members.getBan((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id);
   });
 
   r.put('/api/v10/guilds/:guild_id/bans/:user_id', {
-    schema: { params: MemberParams, body: OptionalBody(Type.Object({ delete_message_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })), reason: Type.Optional(Type.String({ maxLength: 512 })) })) },
+    schema: { response: { 204: NoContent }, params: MemberParams, body: OptionalBody(Type.Object({ delete_message_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })), reason: Type.Optional(Type.String({ maxLength: 512 })) })) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
     const reason = req.body?.reason ?? (typeof req.headers['x-audit-log-reason'] === 'string' ? decodeURIComponent(req.headers['x-audit-log-reason']).slice(0, 512) : null);
@@ -111,7 +111,7 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
     void reply.code(204);
   });
 
-  r.delete('/api/v10/guilds/:guild_id/bans/:user_id', { schema: { params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  r.delete('/api/v10/guilds/:guild_id/bans/:user_id', { schema: { response: { 204: NoContent }, params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     await s.members.unban((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id);
     void reply.code(204);
   });

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { OptionalBody } from '../schemas/index.ts';
+import { NoContent, OptionalBody } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
-import { GUILD_READ, GUILD_WRITE, PermissionString, Snowflake, guildCaller } from './guildRouteHelpers.ts';
+import { Described, DescribedList, GUILD_READ, GUILD_WRITE, PermissionString, Snowflake, guildCaller } from './guildRouteHelpers.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 const RoleParams = Type.Object({ guild_id: Type.String(), role_id: Type.String() });
@@ -25,34 +25,34 @@ export function guildRoleRoutes(app: FastifyInstance, ctx: ServerContext): void 
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const s = guildServicesFor(ctx.store, ctx.bus);
 
-  r.get('/api/v10/guilds/:guild_id/roles', { schema: { params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/roles', { schema: { response: { 200: DescribedList('Role') }, params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     return s.guilds.listRoles((await guildCaller(req, ctx)).userId, req.params.guild_id);
   });
 
-  r.get('/api/v10/guilds/:guild_id/roles/member-counts', { schema: { params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/roles/member-counts', { schema: { response: { 200: Described('RoleMemberCounts') }, params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     return s.guilds.roleMemberCounts((await guildCaller(req, ctx)).userId, req.params.guild_id);
   });
 
-  r.get('/api/v10/guilds/:guild_id/roles/:role_id', { schema: { params: RoleParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/roles/:role_id', { schema: { response: { 200: Described('Role') }, params: RoleParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     return s.guilds.getRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.role_id);
   });
 
-  r.post('/api/v10/guilds/:guild_id/roles', { schema: { params: GuildParams, body: OptionalBody(RoleBody) }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
+  r.post('/api/v10/guilds/:guild_id/roles', { schema: { response: { 200: Described('Role') }, params: GuildParams, body: OptionalBody(RoleBody) }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
     return s.guilds.createRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body ?? {});
   });
 
   r.patch('/api/v10/guilds/:guild_id/roles', {
-    schema: { params: GuildParams, body: Type.Array(Type.Object({ id: Snowflake, position: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1000 }), Type.Null()])) }), { minItems: 1, maxItems: 250 }) },
+    schema: { response: { 200: DescribedList('Role') }, params: GuildParams, body: Type.Array(Type.Object({ id: Snowflake, position: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1000 }), Type.Null()])) }), { minItems: 1, maxItems: 250 }) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
     return s.guilds.reorderRoles((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body);
   });
 
-  r.patch('/api/v10/guilds/:guild_id/roles/:role_id', { schema: { params: RoleParams, body: RoleBody }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
+  r.patch('/api/v10/guilds/:guild_id/roles/:role_id', { schema: { response: { 200: Described('Role') }, params: RoleParams, body: RoleBody }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
     return s.guilds.modifyRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.role_id, req.body);
   });
 
-  r.delete('/api/v10/guilds/:guild_id/roles/:role_id', { schema: { params: RoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  r.delete('/api/v10/guilds/:guild_id/roles/:role_id', { schema: { response: { 204: NoContent }, params: RoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     await s.guilds.deleteRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.role_id);
     void reply.code(204);
   });

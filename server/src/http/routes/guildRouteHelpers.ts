@@ -27,3 +27,11 @@ export { GuildErrors };
 export const GUILD_READ = { bucket: 'guilds.read', limit: 50, windowMs: 1_000 };
 export const GUILD_WRITE = { bucket: 'guilds.write', limit: 10, windowMs: 1_000 };
 export const MEMBER_READ = { bucket: 'guilds.members.read', limit: 10, windowMs: 1_000 };
+
+/**
+ * A response as the OpenAPI document shows it: the public object named `title` (its fields are
+ * those of discord-api-types/v10). Responses are serialized with JSON.stringify, so this
+ * describes and never trims; the handler's result type stays its own.
+ */
+export const Described = (title: string) => Type.Unsafe<unknown>({ type: 'object', title, description: `The public ${title} object (discord-api-types/v10)` });
+export const DescribedList = (title: string) => Type.Unsafe<unknown>({ type: 'array', items: { type: 'object', title }, description: `Array of ${title}` });

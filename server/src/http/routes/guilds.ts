@@ -2,9 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ServerContext } from '../../ServerContext.ts';
+import { Errors } from '../ApiError.ts';
 import { authenticate } from '../auth.ts';
+import { userConnections } from '../../guilds/connections.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
-import { GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller } from './guildRouteHelpers.ts';
+import { Described, DescribedList, GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller } from './guildRouteHelpers.ts';
+import { NoContent } from '../schemas/index.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 /** An image as a data URI (the public upload form); the guild keeps its hash. */
@@ -17,7 +20,7 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   // POST /guilds is removed for apps (spec, restricted since 2025-07-15): bots get 20001.
   r.post('/api/v10/guilds', {
-    schema: { body: Type.Object({ name: Type.String({ minLength: 2, maxLength: 100 }), icon: Type.Optional(ImageData) }) },
+    schema: { response: { 201: Described('Guild') }, body: Type.Object({ name: Type.String({ minLength: 2, maxLength: 100 }), icon: Type.Optional(ImageData) }) },
    
     config: { rateLimit: { bucket: 'guilds.create', limit: 10, windowMs: 60_000 } },
   }, async (req, reply) => {
@@ -30,7 +33,7 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
   });
 
   r.get('/api/v10/guilds/:guild_id', {
-    schema: { params: GuildParams, querystring: Type.Object({ with_counts: Type.Optional(Type.Boolean()) }) },
+    schema: { response: { 200: Described('Guild') }, params: GuildParams, querystring: Type.Object({ with_counts: Type.Optional(Type.Boolean()) }) },
    
     config: { rateLimit: GUILD_READ },
   }, async (req) => {
@@ -39,7 +42,7 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
   });
 
   r.patch('/api/v10/guilds/:guild_id', {
-    schema: {
+    schema: { response: { 200: Described('Guild') },
       params: GuildParams,
       body: Type.Object({
         name: Type.Optional(Type.String({ minLength: 2, maxLength: 100 })),
@@ -60,7 +63,7 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   // Each guild includes `banner`; a Bearer token needs the `guilds` scope (spec).
   r.get('/api/v10/users/@me/guilds', {
-    schema: {
+    schema: { response: { 200: DescribedList('PartialGuild') },
       querystring: Type.Object({
         before: Type.Optional(Snowflake),
         after: Type.Optional(Snowflake),
@@ -75,20 +78,28 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return s.guilds.userGuilds(caller.userId, { ...req.query, withCounts: req.query.with_counts === true });
   });
 
-  r.delete('/api/v10/users/@me/guilds/:guild_id', { schema: { params: GuildParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+  // The user's linked identities as public connections (scope `connections`); see guilds/connections.ts.
+  r.get('/api/v10/users/@me/connections', { schema: { response: { 200: DescribedList('Connection') } }, config: { rateLimit: GUILD_READ } }, async (req) => {
+    const p = await authenticate(req, ctx.store);
+    if (p.kind === 'bot') throw GuildErrors.botsCannotUse();
+    if (!p.scopes.includes('connections')) throw Errors.missingScope('connections');
+    return userConnections(ctx.store, p.userId);
+  });
+
+  r.delete('/api/v10/users/@me/guilds/:guild_id', { schema: { response: { 204: NoContent }, params: GuildParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
     const caller = await guildCaller(req, ctx);
     await s.members.leave(caller.userId, req.params.guild_id);
     void reply.code(204);
   });
 
   const PruneQuery = Type.Object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })), include_roles: Type.Optional(Type.String({ maxLength: 2100 })) });
-  r.get('/api/v10/guilds/:guild_id/prune', { schema: { params: GuildParams, querystring: PruneQuery }, config: { rateLimit: GUILD_READ } }, async (req) => {
+  r.get('/api/v10/guilds/:guild_id/prune', { schema: { response: { 200: Described('PruneCount') }, params: GuildParams, querystring: PruneQuery }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const caller = await guildCaller(req, ctx);
     return s.members.pruneCount(caller.userId, req.params.guild_id, req.query.days ?? 7, splitIds(req.query.include_roles));
   });
 
   r.post('/api/v10/guilds/:guild_id/prune', {
-    schema: {
+    schema: { response: { 200: Described('PruneResult') },
       params: GuildParams,
       body: Type.Object({
         days: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })),
