@@ -10,6 +10,7 @@ import { errorLines } from '../../pages/developerPortalParts.ts';
 import { PORTAL_SECTIONS } from '../../pages/developerPortalSections.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { ApiError } from '../ApiError.ts';
+import { FormField, HtmlPage, pageRoute, Redirect } from '../schemas/index.ts';
 
 // Page requests carry a cookie, not a token, so these budgets are per client address: sized for
 // a team behind one address saving settings, not for a script.
@@ -30,7 +31,7 @@ function formOf(req: FastifyRequest): URLSearchParams {
 export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  r.get('/assets/developers.css', { config: READ }, async (_req, reply) =>
+  r.get('/assets/developers.css', { ...pageRoute({ summary: 'The developer portal\'s style sheet', response: { 200: { description: 'CSS', content: { 'text/css': { schema: Type.String() } } } } }), config: READ }, async (_req, reply) =>
     reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(DEVELOPER_CSS),
   );
 
@@ -55,13 +56,13 @@ export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext):
 
   const unknownApp = (reply: FastifyReply) => pageHeaders(reply).code(404).send(messagePage('Unknown application', 'There is no such application among yours.'));
 
-  r.get('/developers', { config: READ }, async (req, reply) => {
+  r.get('/developers', { ...pageRoute({ summary: 'Developer portal: the signed-in developer\'s applications', response: { 200: HtmlPage('Applications and the create form'), 303: Redirect('Not signed in: to /login') } }), config: READ }, async (req, reply) => {
     const me = await signedIn(req, reply, false);
     if (!me) return reply;
     return pageHeaders(reply).send(await listView(me.user.id, me.csrf));
   });
 
-  r.post('/developers/applications', { config: WRITE }, async (req, reply) => {
+  r.post('/developers/applications', { ...pageRoute({ summary: 'Create an application (its secrets are shown once, in this response)', body: Type.Object({ csrf: FormField('The session\'s CSRF token'), name: FormField('Application name, 2 to 32 characters') }), response: { 201: HtmlPage('The new application with its client secret and bot token'), 400: HtmlPage('The list with the problems named'), 403: HtmlPage('Expired form or another origin') } }), config: WRITE }, async (req, reply) => {
     const me = await signedIn(req, reply, true);
     if (!me) return reply;
     const name = (formOf(req).get('name') ?? '').slice(0, 200);
