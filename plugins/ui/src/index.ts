@@ -2,9 +2,10 @@
  * @social-layer/ui: the quick-start layer (`GameSession`: player, lobby from the URL, deep
  * links, rich presence, voice, latest-only state; `PlayerBar` for the page header) and the
  * engine-neutral DOM panels of the Social Layer engine plugins (lobby chat, member list, friends
- * panel, invite toasts, their overlay and stylesheet) and a DOM push-to-talk key. No engine import; the plugins for Phaser, Babylon.js and PlayCanvas drive
- * these from their engine's lifecycle. Side-effect free: the stylesheet is added by the first
- * overlay and removed with the last.
+ * panel, invite toasts, their overlay and stylesheet) and a DOM push-to-talk key. No engine
+ * import; the plugins for Phaser, Babylon.js and PlayCanvas drive these from their engine's
+ * lifecycle. Side-effect free: the stylesheet is added by the first overlay or bar and removed
+ * with the last.
  */
 export { LobbyOverlay } from './LobbyOverlay.ts';
 export type { SafeArea } from './overlayLayout.ts';
