@@ -12,6 +12,7 @@ import type { GuildChannelsTable } from '../storage/guildSchema.ts';
 import type { Store } from '../storage/Store.ts';
 import { SNOWFLAKE_EPOCH_MS } from '@social-layer/protocol';
 import { MessageErrors as E } from './messageErrors.ts';
+import { checkComponents, skuUsable } from './components.ts';
 import { contentExempt, messageWire, userIdsOf, withoutContent } from './messageWire.ts';
 import { ATTACHMENT_IS_SPOILER, FsAttachmentStore, MAX_ATTACHMENT_BYTES, UrlSigner, attachmentPath, cleanFilename, type AttachmentStore, type StoredAttachment } from './attachments.ts';
 import { join } from 'node:path';
@@ -195,7 +196,7 @@ export class MessageService {
     checkEmbeds(embeds);
     const flags = body.flags ?? 0;
     if ((flags & ~CREATE_FLAGS) !== 0) throw E.invalidForm(['flags'], 'MESSAGE_FLAGS_INVALID', 'Invalid message flags.');
-    checkComponents(components, flags);
+    await this.checkComponents(caller, components, flags, content, embeds);
 
     // Slowmode (rate_limit_per_user): BYPASS_SLOWMODE alone lifts it since the 2026 split.
     if (channel.rate_limit_per_user > 0 && !mayDo(perms, 'bypassSlowmode')) {
@@ -346,6 +347,23 @@ export class MessageService {
     await this.events.publish(channel.guild_id, t, payload, { kind: 'channel', channel });
   }
 
+  /**
+   * The public component rules (components.ts); with IS_COMPONENTS_V2 the components are the
+   * whole message (no content, no embeds); premium buttons only from an app, naming one of its
+   * available SKUs.
+   */
+  private async checkComponents(caller: MessageCaller, components: unknown[], flags: number, content: string, embeds: unknown[]): Promise<void> {
+    const { skus } = checkComponents(components, flags);
+    if ((flags & Flag.IsComponentsV2) !== 0) {
+      if (content !== '') throw E.invalidForm(['content'], 'MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2', 'The content field cannot be used when using MessageFlags.IS_COMPONENTS_V2');
+      if (embeds.length > 0) throw E.invalidForm(['embeds'], 'MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2', 'The embeds field cannot be used when using MessageFlags.IS_COMPONENTS_V2');
+    }
+    for (const s of skus) {
+      const sku = await this.store.skus.get(s.id);
+      if (!skuUsable(sku, caller.bot ? caller.applicationId : null)) throw E.invalidForm(s.path, 'COMPONENT_INVALID_SKU', 'A premium button must name an available SKU of this application.');
+    }
+  }
+
   // ---- read ----------------------------------------------------------------------------------
 
   async get(caller: MessageCaller, channelId: string, messageId: string): Promise<APIMessage> {
@@ -382,7 +400,7 @@ export class MessageService {
       set.flags = (row.flags & ~CREATE_FLAGS) | body.flags;
     }
     if (body.components !== undefined) {
-      checkComponents(body.components ?? [], flags);
+      await this.checkComponents(caller, body.components ?? [], flags, body.content ?? row.content, body.embeds ?? (JSON.parse(row.embeds) as APIEmbed[]));
       set.components = JSON.stringify(body.components ?? []);
     }
     let removedFiles: StoredAttachment[] = [];
@@ -606,22 +624,6 @@ function checkEmbeds(embeds: APIEmbed[]): void {
     for (const f of e.fields ?? []) total += f.name.length + f.value.length;
   }
   if (total > EMBED_TOTAL_CHARS) throw E.invalidForm(['embeds'], 'MAX_EMBED_SIZE_EXCEEDED', `Embed size exceeds maximum size of ${EMBED_TOTAL_CHARS}`);
-}
-
-/**
- * Component counts: legacy messages hold up to 5 action rows; with IS_COMPONENTS_V2 up to 40
- * components in total, nested ones included. (Per-type validation of components is not done yet.)
- */
-function checkComponents(components: unknown[], flags: number): void {
-  if ((flags & Flag.IsComponentsV2) === 0) {
-    if (components.length > 5) throw E.invalidForm(['components'], 'BASE_TYPE_MAX_LENGTH', 'Must be 5 or fewer in length.');
-    return;
-  }
-  const count = (list: unknown[]): number => list.reduce<number>((n, c) => {
-    const o = c as { components?: unknown[]; accessory?: unknown };
-    return n + 1 + (Array.isArray(o?.components) ? count(o.components) : 0) + (o?.accessory ? 1 : 0);
-  }, 0);
-  if (count(components) > 40) throw E.invalidForm(['components'], 'COMPONENT_LAYOUT_WIDTH_EXCEEDED', 'A message can hold at most 40 components.');
 }
 
 const byStore = new WeakMap<Store, MessageService>();

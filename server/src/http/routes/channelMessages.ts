@@ -41,8 +41,12 @@ const AllowedMentions = Type.Object({
   roles: Type.Optional(Type.Array(Snowflake, { maxItems: 100 })),
   replied_user: Type.Optional(Type.Boolean()),
 });
-/** Components are stored as sent; only their counts are checked so far (server/README.md). */
-const Components = Type.Array(Type.Object({ type: Type.Integer({ minimum: 1, maximum: 40 }) }, { additionalProperties: true }), { maxItems: 40 });
+/**
+ * Components: a tree of many shapes, which the validator's unknown-field stripping would prune,
+ * so the schema takes them as they are and messages/components.ts checks each type's fields with
+ * the same 50035 paths.
+ */
+const Components = Type.Array(Type.Unknown({ description: 'A message component (action row, button, select, or a V2 type)' }), { maxItems: 40 });
 
 /** `attachments[]` of a request: pairs with `files[id]` on create; names kept ones on edit. */
 const AttachmentMeta = Type.Object({
