@@ -80,6 +80,22 @@ describe('attachments', () => {
     expect((await fetch(`${url.origin}${url.pathname}${other.search}`)).status).toBe(404);
   });
 
+  it('attack: a filename with a path, control characters or HTML never leaves the attachment folder or renders as a page', async () => {
+    const r = await upload(member.token, { content: 'sneaky', attachments: [{ id: 0, filename: '../../../etc/pass\r\nwd' }] }, [
+      { name: 'x.bin', data: Buffer.from('a') },
+      { name: 'evil.html', data: Buffer.from('<script>alert(1)</script>'), type: 'text/html' },
+    ]);
+    expect(r.status).toBe(200);
+    const [first, html] = r.body.attachments;
+    expect(first.filename).toBe('passwd');
+    expect(storedFiles()).toEqual(expect.arrayContaining([first.id, html.id]));
+    expect(existsSync(join(dataDir, 'etc'))).toBe(false);
+    const page = await fetch(html.url);
+    expect(page.headers.get('content-type')).toBe('application/octet-stream');
+    expect(page.headers.get('content-disposition')).toBe('attachment');
+    expect(page.headers.get('content-security-policy')).toContain('sandbox');
+  });
+
   it('signed URLs expire', () => {
     const signer = new UrlSigner(dataDir);
     const signed = signer.sign('/attachments/1/2', Date.now() - 25 * 3600_000);
