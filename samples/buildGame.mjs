@@ -6,8 +6,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as esbuild from 'esbuild';
 
-/** Bundles `<root>/src/main.ts` and copies `<root>/index.html` into `outdir`; resolves to outdir. */
-export async function buildGame(root, { outdir = join(root, 'dist'), minify = true } = {}) {
+/**
+ * Bundles `<root>/src/main.ts` and copies `<root>/index.html` into `outdir`; resolves to outdir.
+ * Production builds publish no source maps (a map hands anyone the original sources): `sourcemap`
+ * (`node build.mjs --sourcemap`) writes linked maps for debugging.
+ */
+export async function buildGame(root, { outdir = join(root, 'dist'), minify = true, sourcemap = false } = {}) {
   await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });
   await esbuild.build({
@@ -25,7 +29,7 @@ export async function buildGame(root, { outdir = join(root, 'dist'), minify = tr
     assetNames: '[name]-[hash]',
     plugins: [opusFallback(root)],
     minify,
-    sourcemap: true,
+    sourcemap: sourcemap ? 'linked' : false,
     legalComments: 'linked',
     logLevel: 'warning',
   });

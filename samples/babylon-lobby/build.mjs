@@ -9,5 +9,5 @@ const root = dirname(fileURLToPath(import.meta.url));
 export const build = (options) => buildGame(root, options);
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log(`built ${await build()}`);
+  console.log(`built ${await build({ sourcemap: process.argv.includes('--sourcemap') })}`);
 }

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { ServerContext } from '../../ServerContext.ts';
-import { ApiError } from '../ApiError.ts';
+import { Errors } from '../ApiError.ts';
 import { authenticate } from '../auth.ts';
 import { GuildErrors } from '../../guilds/guildErrors.ts';
 
@@ -17,7 +17,8 @@ export const PermissionString = Type.String({ pattern: '^[0-9]{1,20}$' });
 export async function guildCaller(req: FastifyRequest, ctx: ServerContext): Promise<{ userId: string; bot: boolean }> {
   const p = await authenticate(req, ctx.store);
   if (p.kind === 'bot') return { userId: p.botUserId, bot: true };
-  if (!p.scopes.includes('guilds')) throw new ApiError(403, 50001, 'Missing Access: the token lacks the guilds scope');
+  // The public code for a Bearer token without the scope a route needs (50026), as elsewhere.
+  if (!p.scopes.includes('guilds')) throw Errors.missingScope('guilds');
   return { userId: p.userId, bot: false };
 }
 
