@@ -66,6 +66,8 @@ export interface ApplicationWire {
   public_client: boolean;
   /** Ours: the social SDK switch and the approval state that picks the rate budgets. */
   social_sdk: { enabled: boolean; approval: ApprovalState };
+  /** Ours: the portal toggle that gives every bot session obfuscated channels (as Identify capability 1<<15). */
+  channel_obfuscation: boolean;
   /** The webhook fields (issue 15): verify_key, event_webhooks_url/_status/_types, and ours, event_webhooks_last_error. */
   verify_key?: WebhookWire['verify_key'];
   event_webhooks_url?: WebhookWire['event_webhooks_url'];
@@ -198,6 +200,12 @@ export class ApplicationService {
     return this.store.applications.resetBotToken(id);
   }
 
+  /** The portal toggle: bot sessions that Identify from now on get obfuscated channels (guilds/GuildGateway.ts). */
+  async setChannelObfuscation(id: string, on: boolean): Promise<void> {
+    await this.get(id);
+    await this.store.applications.update(id, { channelObfuscation: on });
+  }
+
   // ---- approval (see approval.ts for what it changes) ----
 
   async enableSocialSdk(id: string): Promise<void> {
@@ -248,6 +256,7 @@ export class ApplicationService {
       ...(app.integration_types_config ? { integration_types_config: JSON.parse(app.integration_types_config) as IntegrationTypesConfig } : {}),
       public_client: app.public_client === 1,
       social_sdk: { enabled: app.social_sdk === 1, approval: (app.approval ?? 'approved') as ApprovalState },
+      channel_obfuscation: app.channel_obfuscation === 1,
       ...(this.webhooks ? await this.webhooks.wire(app.id) : {}),
     };
   }

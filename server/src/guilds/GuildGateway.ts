@@ -83,6 +83,8 @@ export class GuildGateway {
   async attach(session: Session, intents: number, capabilities: number): Promise<void> {
     // Known before the first dispatch can arrive, so no message slips past the content rule.
     const bot = (await this.services.store.users.get(session.userId))?.is_bot === 1;
+    // The portal toggle turns obfuscation on for every bot session of the application.
+    if (bot && (await this.services.store.applications.get(session.applicationId))?.channel_obfuscation === 1) capabilities |= CAPABILITY_CHANNEL_OBFUSCATION;
     if (session.closed) return;
     const topic = guildUserTopic(session.userId);
     const unsubscribe = this.bus.subscribe(topic, (d) => this.deliver(session, d));

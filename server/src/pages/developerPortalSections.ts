@@ -1,6 +1,7 @@
 import type { ApplicationService, ApplicationWire } from '../applications/ApplicationService.ts';
 import type { Html } from './html.ts';
 import { botSection } from './developerPortalBot.ts';
+import { gatewaySection } from './developerPortalGateway.ts';
 import { generalSection } from './developerPortalGeneral.ts';
 import { installSection } from './developerPortalInstall.ts';
 import { oauth2Section } from './developerPortalOAuth2.ts';
@@ -42,4 +43,4 @@ export interface SectionEnv {
 /** A notice to show after saving, or a secret shown this once (never stored in clear). */
 export type SectionOutcome = { notice: string } | { secret: { label: string; value: string } };
 
-export const PORTAL_SECTIONS: readonly PortalSection[] = [generalSection, oauth2Section, botSection, installSection, socialSdkSection, webhooksSection, skusSection];
+export const PORTAL_SECTIONS: readonly PortalSection[] = [generalSection, oauth2Section, botSection, gatewaySection, installSection, socialSdkSection, webhooksSection, skusSection];

@@ -38,6 +38,8 @@ export interface ApplicationChanges {
   tags?: string[] | null;
   publicClient?: boolean;
   socialSdk?: boolean;
+  /** The portal's channel obfuscation toggle for bot sessions. */
+  channelObfuscation?: boolean;
   redirectUris?: string[];
 }
 
@@ -124,6 +126,7 @@ export class ApplicationRepo {
       if (c.tags !== undefined) set.tags = c.tags === null ? null : JSON.stringify(c.tags);
       if (c.publicClient !== undefined) set.public_client = c.publicClient ? 1 : 0;
       if (c.socialSdk !== undefined) set.social_sdk = c.socialSdk ? 1 : 0;
+      if (c.channelObfuscation !== undefined) set.channel_obfuscation = c.channelObfuscation ? 1 : 0;
       if (Object.keys(set).length > 0) await tx.updateTable('applications').set(set).where('id', '=', id).execute();
       // The bot user carries the application's name, as the public platform shows it.
       if (c.name !== undefined) {

@@ -25,6 +25,8 @@ declare module './schema.ts' {
     approved_at?: number | string | null;
     /** 1 for the platform's own client (the web app). */
     first_party?: number;
+    /** 1: the application's bot sessions get obfuscated channels (portal toggle, migration 0010). */
+    channel_obfuscation?: number;
   }
 }
 

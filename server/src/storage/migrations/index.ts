@@ -8,6 +8,7 @@ import { m0006_webhooks } from './0006_webhooks.ts';
 import { m0007_application_profiles } from './0007_application_profiles.ts';
 import { m0008_messages } from './0008_messages.ts';
 import { m0009_commerce } from './0009_commerce.ts';
+import { m0010_obfuscation_toggle } from './0010_obfuscation_toggle.ts';
 
 /**
  * Schema migrations, one file each, written with kysely's schema builder so the same steps run
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0007_application_profiles': m0007_application_profiles,
   '0008_messages': m0008_messages,
   '0009_commerce': m0009_commerce,
+  '0010_obfuscation_toggle': m0010_obfuscation_toggle,
 };
 
 export const migrationProvider: MigrationProvider = {
