@@ -135,14 +135,15 @@ describe('bad inputs, route by route', () => {
       const g = await RawGateway.open(t.server);
       g.ws.send(p);
       // Garbage before Identify closes the socket; an accepted Identify ends with READY.
-      const outcome = await Promise.race([g.closed(5000).then((c) => c), g.next((f) => f.t === 'READY', 5000).then(() => 0)]).catch(() => -1);
+      // Generous: under a loaded CI machine an accepted Identify can take seconds to reach READY.
+      const outcome = await Promise.race([g.closed(15_000).then((c) => c), g.next((f) => f.t === 'READY', 15_000).then(() => 0)]).catch(() => -1);
       codes.push(outcome);
       g.terminate();
     }
-    for (const c of codes) expect(c === 0 || c === 1009 || (c >= 4000 && c <= 4014)).toBe(true);
+    for (const [i, c] of codes.entries()) expect(c === 0 || c === 1009 || (c >= 4000 && c <= 4014), `payload ${i} ended with ${c}`).toBe(true);
     expect(loud(start)).toEqual([]);
     expect((await t.req('GET', '/gateway')).status).toBe(200);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('rate-limit bypass attempts', () => {

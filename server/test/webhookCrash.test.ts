@@ -132,6 +132,9 @@ async function crashRun(database: DatabaseConfig, nodeCount: number): Promise<vo
       const mine = sent;
       const m = await call('POST', `/users/${b.id}/messages`, a.token, { content: `event ${mine}` });
       confirmed.add(m.id);
+      // A kill point reached while the previous kill is still restarting its node waits for it,
+      // so every kill happens even when the other producers finish first (a fast machine).
+      if (killAt.length > 0 && mine >= killAt[0]!) while (killing) await killing;
       if (killAt.length > 0 && mine >= killAt[0]! && !killing) {
         killAt.shift();
         killing = (async () => {
