@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const root = dirname(fileURLToPath(import.meta.url));
-const FILES = ['app.js', 'app.css'];
+const FILES = ['app.js', 'app.css', 'voice.js'];
 
 export async function build({ outdir = join(root, 'dist'), minify = true } = {}) {
   // Built beside the target and renamed into it file by file (rename is atomic), so a server
@@ -27,6 +27,23 @@ export async function build({ outdir = join(root, 'dist'), minify = true } = {})
       jsxImportSource: 'preact',
       minify,
       // No source maps: the page's CSP and asset route serve app.js and app.css only.
+      legalComments: 'none',
+      logLevel: 'warning',
+    });
+    // Guild voice (src/voice/voiceCall.ts): the client SDK in a file of its own, which the app
+    // imports only when the user joins voice. One file, no chunks: the asset route serves named
+    // files only. `ws` (Node only) and `opusscript` (the fallback for browsers without WebCodecs
+    // Opus, which every browser the app supports has) are left out of it.
+    await esbuild.build({
+      entryPoints: { voice: join(root, 'src/voice/voiceCall.ts') },
+      outdir: scratch,
+      entryNames: '[name]',
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      external: ['ws', 'opusscript'],
+      minify,
       legalComments: 'none',
       logLevel: 'warning',
     });

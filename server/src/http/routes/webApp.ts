@@ -35,7 +35,8 @@ import { HtmlPage, NoContent, pageRoute, Redirect, Type } from '../schemas/index
 
 /** server/web/dist, where `npm run build` puts the bundle. */
 const WEB_DIST = resolve(fileURLToPath(new URL('../../../web/dist/', import.meta.url)));
-const ASSETS: Record<string, string> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8' };
+// voice.js: the client SDK for guild voice, imported by app.js only when the user joins voice.
+const ASSETS: Record<string, string> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8', 'voice.js': 'text/javascript; charset=utf-8' };
 
 /** Session tokens handed to the page live a day; the app exchanges again on a 401. */
 export const WEB_APP_TOKEN_TTL_SECONDS = Math.min(Limits.accessTokenTtlSeconds, 24 * 3600);
@@ -65,7 +66,9 @@ function escapeAttr(s: string): string {
 function shell(csrf: string, wsOrigin: string): { html: string; csp: string } {
   const csp = [
     "default-src 'none'",
-    "script-src 'self'",
+    // Voice (voice.js): the SDK compiles its WebAssembly (codec framing, E2EE) and loads its
+    // AudioWorklet from a Blob URL it makes itself; nothing else on the page is a blob.
+    "script-src 'self' 'wasm-unsafe-eval' blob:",
     "style-src 'self'",
     "img-src 'self' data:",
     `connect-src 'self' ${wsOrigin}`,
@@ -121,9 +124,9 @@ export async function webAppRoutes(app: FastifyInstance, ctx: ServerContext): Pr
 
   r.get('/app/assets/:name', {
     schema: {
-      summary: 'The web app\'s bundle (app.js, app.css)',
+      summary: 'The web app\'s bundle (app.js, app.css, voice.js)',
       tags: ['pages'],
-      params: Type.Object({ name: Type.String({ pattern: '^app\\.(js|css)$', description: 'app.js or app.css' }) }),
+      params: Type.Object({ name: Type.String({ pattern: '^(app\\.(js|css)|voice\\.js)$', description: 'app.js, app.css or voice.js' }) }),
       response: { 200: { description: 'The file', content: { 'text/javascript': { schema: Type.String() }, 'text/css': { schema: Type.String() } } } },
     },
     validatorCompiler: pageRoute({ summary: '' }).validatorCompiler,

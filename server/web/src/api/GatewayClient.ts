@@ -5,7 +5,8 @@ import { Intent, Op } from './wire.ts';
 export type DispatchListener = (event: string, data: unknown) => void;
 
 /** The guild events the app shows: guilds, channels, roles, members and invites. */
-const INTENTS = Intent.Guilds | Intent.GuildMembers | Intent.GuildInvites;
+// GUILD_VOICE_STATES: who is in each voice channel (VoicePanel's list).
+const INTENTS = Intent.Guilds | Intent.GuildMembers | Intent.GuildInvites | Intent.GuildVoiceStates;
 
 /**
  * The public Gateway (v10, JSON), identified with the session token. The app keeps no resume

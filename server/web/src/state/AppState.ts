@@ -15,6 +15,12 @@ export interface State {
   /** What the open guild shows, by guild ID (only the open one is kept fresh). */
   detail: Record<string, GuildDetail | undefined>;
   error: string | null;
+  /**
+   * Who is in which voice channel, by guild then user ID, from VOICE_STATE_UPDATE (intent
+   * GUILD_VOICE_STATES). GUILD_CREATE carries no voice states yet (server/README.md), so people
+   * already in a channel when the page opened show once their state next changes.
+   */
+  voice: Record<string, Record<string, string>>;
 }
 
 /**
@@ -23,7 +29,7 @@ export interface State {
  * here and their views beside the others.
  */
 export class AppState {
-  state: State = { guilds: null, detail: {}, error: null };
+  state: State = { guilds: null, detail: {}, error: null, voice: {} };
   private readonly listeners = new Set<() => void>();
 
   constructor(readonly rest: RestClient) {}
@@ -44,6 +50,15 @@ export class AppState {
 
   clearError(): void {
     this.set({ error: null });
+  }
+
+  /** A VOICE_STATE_UPDATE: the user is now in `channel_id` of the guild, or in none (null). */
+  voiceStateUpdate(d: { guild_id?: string | null; channel_id: string | null; user_id: string }): void {
+    if (!d.guild_id) return;
+    const guild = { ...this.state.voice[d.guild_id] };
+    if (d.channel_id) guild[d.user_id] = d.channel_id;
+    else delete guild[d.user_id];
+    this.set({ voice: { ...this.state.voice, [d.guild_id]: guild } });
   }
 
   async loadGuilds(): Promise<void> {

@@ -1,12 +1,14 @@
 import { Empty, Icon } from '../components/ui.tsx';
+import type { APIGuildMember } from 'discord-api-types/v10';
 import { isVoice, type GuildChannel } from '../model/channels.ts';
+import { VoicePanel } from './VoicePanel.tsx';
 
 /**
  * The open channel. Messages, commands and activities arrive with their own issues and render
- * here; until then the channel shows its name and topic. Voice channels say that joining from
- * the web app needs guild voice on the server, which is not built yet.
+ * here; until then the channel shows its name and topic. A voice channel offers "Join voice"
+ * (VoicePanel).
  */
-export function ChannelView({ channel }: { channel: GuildChannel | null }) {
+export function ChannelView({ channel, members = [], inVoice = [] }: { channel: GuildChannel | null; members?: readonly APIGuildMember[]; inVoice?: readonly string[] }) {
   if (!channel) return <Empty>This guild has no channel you can see.</Empty>;
   const topic = channel.topic;
   return (
@@ -19,7 +21,7 @@ export function ChannelView({ channel }: { channel: GuildChannel | null }) {
         {topic && <p class="muted">{topic}</p>}
       </header>
       {isVoice(channel) ? (
-        <Empty>Voice channels can be joined from games and bots. Joining from the web app comes with guild voice on the server.</Empty>
+        <VoicePanel key={channel.id} channelId={channel.id} members={members} inVoice={inVoice} />
       ) : (
         <Empty>This is the start of #{channel.name}.</Empty>
       )}
