@@ -55,4 +55,35 @@ describe('games banner', () => {
       await new Promise((r) => child.once('exit', r));
     }
   }, 60_000);
+
+  // The games' "Sign in to keep your progress" comes back to the game's page with PKCE, so the
+  // development application must list those pages and be a public client; production adds nothing.
+  it.each([
+    { mode: 'development', args: ['--dev'], expectPages: true },
+    { mode: 'production', args: [], expectPages: false },
+  ])('start ($mode) makes the first-run application ready for sign-in from the hosted games: $expectPages', async ({ args, expectPages }) => {
+    const games = gamesFolder(['space-tag']);
+    const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--data', tempDir(), '--games', games, ...args], { env: { ...process.env, SOCIAL_LAYER_GAMES: '', SOCIAL_LAYER_DEV: '' } });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    try {
+      const deadline = Date.now() + 45_000;
+      while (!out.includes('Developer portal') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+      const base = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(out);
+      expect(base, out).not.toBeNull();
+      const printed = JSON.parse(out.slice(out.indexOf('{'), out.indexOf('}') + 1)) as { bot_token: string };
+      const res = await fetch(`${base![1]}/api/v10/applications/@me`, { headers: { authorization: `Bot ${printed.bot_token}` } });
+      const app = (await res.json()) as { redirect_uris: string[]; public_client: boolean };
+      if (expectPages) {
+        expect(app.redirect_uris).toEqual(expect.arrayContaining(['http://127.0.0.1/games/space-tag/', `http://localhost:${base![2]}/games/space-tag/`]));
+        expect(app.public_client).toBe(true);
+      } else {
+        expect(app.redirect_uris).toEqual([]);
+      }
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+  }, 60_000);
 });

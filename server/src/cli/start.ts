@@ -71,6 +71,15 @@ export const start: CliCommand = {
     // operator made it, so it is approved: the samples run on production budgets.
     if ((await server.store.applications.count()) === 0) {
       const app = await server.createApplication({ name: 'Development' });
+      if (dev) {
+        // The hosted games' "Sign in to keep your progress" sends the player back to the game's
+        // page with PKCE: register those pages (loopback 127.0.0.1 matches any port) and make
+        // the development application a public client, so sign-in works with no set-up.
+        const { hostedGames: hosted, BUNDLED_SAMPLES_DIR: bundled } = await import('../http/routes/games.ts');
+        const port = new URL(server.url).port;
+        const pages = hosted(games ? resolve(games) : bundled).flatMap((name) => [`http://127.0.0.1/games/${name}/`, `http://localhost:${port}/games/${name}/`]);
+        await server.configureApplication(app.id, { redirectUris: pages.slice(0, 10), publicClient: true });
+      }
       io.out(
         'Created the development application. Its secrets are shown only now; keep them:\n' +
           JSON.stringify({ application_id: app.id, client_secret: app.clientSecret, bot_token: app.botToken }, null, 2) +
