@@ -246,6 +246,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   gateway.readyProfiles = (applicationId, ready) => withReadyProfiles(store, applicationId, ready as ReadyData & SocialReadyData);
   gateway.guilds = new GuildGateway(guildServicesFor(store, bus), bus);
   gateway.voice = voiceStates;
+  gateway.guilds.voiceStates = (guildId) => voiceStates.guildVoiceStates(guildId);
   lobbies.voiceStates = (lobbyId) => voiceStates.voiceStates(lobbyId);
   lobbies.onMemberGone((lobbyId, userId) => {
     voiceStates.memberGone(lobbyId, userId).catch((err) => log.error({ err }, 'voice cleanup failed'));

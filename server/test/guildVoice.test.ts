@@ -8,7 +8,8 @@ import { Permission } from '../src/guilds/permissions.ts';
  * Guild voice at the wire (issue 10): op 4 with guild_id and channel_id, the permission checks
  * (VIEW_CHANNEL, CONNECT, SPEAK), VOICE_STATE_UPDATE to members who can view the channel and whose
  * session has GUILD_VOICE_STATES, VOICE_SERVER_UPDATE with guild_id, the voice gateway's Identify
- * with server_id = the guild, and Get (Current) User Voice State over REST with its errors.
+ * with server_id = the guild, Get (Current) User Voice State over REST with its errors, and
+ * GUILD_CREATE's voice_states for a session that connects while others are in voice.
  */
 const GUILDS = 1 << 0;
 const GUILD_VOICE_STATES = 1 << 7;
@@ -167,5 +168,42 @@ describe('guild voice', () => {
     await s.members.kick(owner.userId, guildId, member.userId);
     await expect.poll(() => t.server.voice.states.state(voiceId, member.userId), { timeout: 10_000 }).toBeUndefined();
     await left();
+  });
+
+  it('GUILD_CREATE lists who is already in voice (voice_states) with GUILD_VOICE_STATES only, in channels the member can view', async () => {
+    const g = await s.guilds.createGuild(owner.userId, { name: 'Already Talking' });
+    const open2 = (await t.server.store.guilds.channels(g.id)).find((c) => c.type === 2)!.id;
+    const hidden = await s.guilds.createChannel(owner.userId, g.id, { name: 'Private', type: 2 });
+    await s.members.join(g.id, member.userId);
+    await s.members.join(g.id, outsider.userId);
+    // Only the member may not view the private voice channel.
+    await s.guilds.modifyChannel(owner.userId, hidden.id, { permission_overwrites: [{ id: member.userId, type: 1, allow: '0', deny: Permission.ViewChannel.toString() }] });
+
+    const talker = await open(owner.token, 0);
+    talker.gw.send({ op: 4, d: { guild_id: g.id, channel_id: open2, self_mute: true, self_deaf: false } });
+    await talker.gw.next((f) => f.t === 'VOICE_SERVER_UPDATE');
+    const hider = await open(outsider.token, 0);
+    hider.gw.send({ op: 4, d: { guild_id: g.id, channel_id: hidden.id, self_mute: false, self_deaf: false } });
+    await hider.gw.next((f) => f.t === 'VOICE_SERVER_UPDATE');
+
+    const guildCreate = async (token: string, intents: number) => {
+      const { gw } = await open(token, intents);
+      return (await gw.next((f) => f.t === 'GUILD_CREATE' && f.d.id === g.id)).d;
+    };
+    const seen = await guildCreate(member.token, GUILDS | GUILD_VOICE_STATES);
+    expect(seen.voice_states).toHaveLength(1);
+    expect(seen.voice_states[0]).toMatchObject({ user_id: owner.userId, channel_id: open2, session_id: talker.sessionId, self_mute: true, self_deaf: false, mute: false, deaf: false, self_video: false, suppress: false, request_to_speak_timestamp: null });
+    expect(seen.voice_states[0].guild_id).toBeUndefined();
+    expect(seen.voice_states[0].lobby_id).toBeUndefined();
+
+    // The owner views both channels; without GUILD_VOICE_STATES the list is empty.
+    const all = await guildCreate(owner.token, GUILDS | GUILD_VOICE_STATES);
+    expect(all.voice_states.map((v: { user_id: string; channel_id: string }) => `${v.user_id}@${v.channel_id}`).sort()).toEqual([`${owner.userId}@${open2}`, `${outsider.userId}@${hidden.id}`].sort());
+    expect((await guildCreate(member.token, GUILDS)).voice_states).toEqual([]);
+
+    // Someone who left is no longer listed.
+    talker.gw.send({ op: 4, d: { guild_id: g.id, channel_id: null, self_mute: false, self_deaf: false } });
+    await expect.poll(() => t.server.voice.states.guildVoiceState(g.id, owner.userId), { timeout: 10_000 }).toBeUndefined();
+    expect((await guildCreate(member.token, GUILDS | GUILD_VOICE_STATES)).voice_states).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import type { EventBus, Dispatch } from '../events/EventBus.ts';
 import type { Session } from '../gateway/Session.ts';
 import { guildUserTopic } from './GuildEvents.ts';
 import type { GuildServices } from './GuildServices.ts';
+import type { GuildCreateVoiceState } from './GuildService.ts';
 import { memberWire } from './guildWire.ts';
 import { MESSAGE_INTENT_OF, messageJsonForSession } from '../messages/messageGateway.ts';
 import { allowedPrivileged } from './intentApproval.ts';
@@ -58,6 +59,9 @@ export class GuildGateway {
   /** Last all-members request per application (or user) and guild. In memory, per node. */
   private readonly lastAllMembers = new Map<string, number>();
 
+  /** Who is in the guild's voice channels (set by startServer from the voice state service). */
+  voiceStates: (guildId: string) => readonly GuildCreateVoiceState[] = () => [];
+
   constructor(private readonly services: GuildServices, private readonly bus: EventBus) {}
 
   /** False when `intents` asks for a privileged intent the application has not enabled (close 4014). */
@@ -109,8 +113,10 @@ export class GuildGateway {
    * public rule: the bot and users in voice; voice is not in guilds yet); the rest comes by op 8.
    */
   private async sendGuildCreate(session: Session, guildId: string, st: SessionGuildState): Promise<void> {
+    // `voice_states` comes with GUILD_VOICE_STATES only (public rule), as VOICE_STATE_UPDATE does.
+    const voiceStates = (st.intents & INTENT_OF.VOICE_STATE_UPDATE!) !== 0 ? this.voiceStates(guildId) : [];
     const payload = await this.services.guilds
-      .guildCreatePayload(guildId, session.userId, { members: (st.intents & Intent.GuildPresences) !== 0, obfuscate: (st.capabilities & CAPABILITY_CHANNEL_OBFUSCATION) !== 0 })
+      .guildCreatePayload(guildId, session.userId, { members: (st.intents & Intent.GuildPresences) !== 0, obfuscate: (st.capabilities & CAPABILITY_CHANNEL_OBFUSCATION) !== 0, voiceStates })
       .catch(() => null);
     if (payload && !session.closed) session.dispatch({ t: 'GUILD_CREATE', json: JSON.stringify(payload) });
   }

@@ -12,6 +12,9 @@ export const ChannelType = { GuildText: 0, GuildVoice: 2, GuildCategory: 4 } as 
 const MAX_CHANNELS = 500;
 const MAX_ROLES = 250;
 
+/** A voice state as the voice service holds it (GUILD_CREATE drops `guild_id` and `member`). */
+export interface GuildCreateVoiceState { channel_id: string | null; user_id: string; guild_id?: string; member?: unknown }
+
 export interface ChannelInput {
   name?: string;
   type?: number;
@@ -129,13 +132,20 @@ export class GuildService {
   }
 
   /** The GUILD_CREATE payload for one member's sessions: channels they may see (others obfuscated or left out), roles, members. */
-  async guildCreatePayload(guildId: string, userId: string, opts: { members: boolean; obfuscate: boolean }) {
+  async guildCreatePayload(guildId: string, userId: string, opts: { members: boolean; obfuscate: boolean; voiceStates?: readonly GuildCreateVoiceState[] }) {
     const v = await viewGuild(this.store, guildId, userId);
     const channels = [];
+    const viewable = new Set<string>();
     for (const c of await this.store.guilds.channels(guildId)) {
-      if (has(v.channelPermissions(c), Permission.ViewChannel)) channels.push(channelWire(c));
-      else if (opts.obfuscate) channels.push(obfuscatedChannelWire(c));
+      if (has(v.channelPermissions(c), Permission.ViewChannel)) {
+        channels.push(channelWire(c));
+        viewable.add(c.id);
+      } else if (opts.obfuscate) channels.push(obfuscatedChannelWire(c));
     }
+    // Partial voice states (public shape: no guild_id), only in channels the member can view.
+    const voiceStates = (opts.voiceStates ?? [])
+      .filter((s) => s.channel_id !== null && viewable.has(s.channel_id))
+      .map(({ guild_id: _guild, member: _member, ...rest }) => rest);
     const memberCount = await this.store.guildMembers.count(guildId);
     const members = opts.members ? await this.store.guildMembers.list(guildId, { limit: 1000 }) : [v.member];
     return {
@@ -144,7 +154,7 @@ export class GuildService {
       large: memberCount > 50,
       unavailable: false,
       member_count: memberCount,
-      voice_states: [],
+      voice_states: voiceStates,
       members: members.map(memberWire),
       channels,
       threads: [],

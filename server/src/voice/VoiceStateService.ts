@@ -110,6 +110,16 @@ export class VoiceStateService {
     return undefined;
   }
 
+  /** Everyone in the guild's voice channels, in the public shape (GUILD_CREATE's `voice_states`). */
+  guildVoiceStates(guildId: string): CallVoiceState[] {
+    const out: CallVoiceState[] = [];
+    for (const call of this.calls.values()) {
+      if (call.guildId !== guildId) continue;
+      for (const s of call.states.values()) if (s.channel_id !== null) out.push(publicGuildState(s));
+    }
+    return out;
+  }
+
   /** Without SPEAK in a guild voice channel the relay drops the user's media (`suppress`). */
   canSpeak(lobbyId: string, userId: string): boolean {
     return this.state(lobbyId, userId)?.suppress !== true;
