@@ -2,7 +2,8 @@
 // open its voice channel and press "Join voice"; the client SDK loads on demand (voice.js, not
 // part of app.js), joins the channel's call with the page's first-party token, and both pages
 // list both of them. While Ada holds push-to-talk (the V key, then the Talk button), Bo's page
-// shows her speaking; released, the indicator goes off. Screenshots go to test-results/.
+// shows her speaking; released, the indicator goes off. A page opened while they are in the
+// channel lists both from GUILD_CREATE's voice_states. Screenshots go to test-results/.
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,6 +110,19 @@ describe('guild voice in the web app', () => {
     // The server holds both in the channel's call (keyed by the channel ID).
     expect((await t.req('GET', `/guilds/${guildId}/voice-states/${adaId}`, { headers: { authorization: bo.token() } })).body.channel_id).toBe(voice.id);
     await expect.poll(() => bo.page.textContent(`#voice-participants [data-user-id="${adaId}"]`)).toContain('Ada Voice');
+
+    // A page opened now (a second tab of Ada's, not in the call) lists both at once: the web app
+    // seeds its voice map from GUILD_CREATE's voice_states, with no voice state change since.
+    const late = await ada.page.context().newPage();
+    late.on('pageerror', (e) => void problems.push(`late tab: ${e.message}`));
+    await late.goto(voiceUrl);
+    await late.waitForSelector('#join-voice');
+    await expect
+      .poll(async () => (await late.locator('#voice-participants [data-user-id]').evaluateAll((els) => els.map((e) => e.getAttribute('data-user-id')))).sort(), { timeout: 30_000 })
+      .toEqual([adaId, boId].sort());
+    expect(await late.getAttribute('#voice-panel', 'data-state')).toBe('out');
+    await late.screenshot({ path: join(RESULTS, 'webapp-voice-late-page.png') });
+    await late.close();
 
     // Nobody holds push-to-talk: Ada is not shown speaking on Bo's page (the fake mic beeps).
     await bo.page.waitForTimeout(1500);

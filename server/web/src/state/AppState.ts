@@ -16,9 +16,9 @@ export interface State {
   detail: Record<string, GuildDetail | undefined>;
   error: string | null;
   /**
-   * Who is in which voice channel, by guild then user ID, from VOICE_STATE_UPDATE (intent
-   * GUILD_VOICE_STATES). GUILD_CREATE carries no voice states yet (server/README.md), so people
-   * already in a channel when the page opened show once their state next changes.
+   * Who is in which voice channel, by guild then user ID: seeded from GUILD_CREATE's
+   * `voice_states` (people already in a channel when the page connected), then kept by
+   * VOICE_STATE_UPDATE (both need intent GUILD_VOICE_STATES).
    */
   voice: Record<string, Record<string, string>>;
 }
@@ -50,6 +50,14 @@ export class AppState {
 
   clearError(): void {
     this.set({ error: null });
+  }
+
+  /** A GUILD_CREATE: its `voice_states` are the whole picture of the guild's voice channels now. */
+  guildCreate(d: { id: string; voice_states?: { channel_id: string | null; user_id: string }[] }): void {
+    if (!Array.isArray(d.voice_states)) return;
+    const guild: Record<string, string> = {};
+    for (const v of d.voice_states) if (v.channel_id) guild[v.user_id] = v.channel_id;
+    this.set({ voice: { ...this.state.voice, [d.id]: guild } });
   }
 
   /** A VOICE_STATE_UPDATE: the user is now in `channel_id` of the guild, or in none (null). */

@@ -29,6 +29,7 @@ export function App({ store, gateway }: { store: AppState; gateway: GatewayClien
       const guildId = (data as { guild_id?: string; id?: string } | null)?.guild_id ?? (event.startsWith('GUILD_') ? (data as { id?: string }).id : undefined);
       if (event === 'GUILD_CREATE' || event === 'GUILD_DELETE' || event === 'GUILD_UPDATE') store.loadGuilds().catch(report);
       if (guildId && guildId === openRef.current && (GUILD_EVENTS.test(event) || event === 'GUILD_CREATE')) store.loadGuild(guildId).catch(report);
+      if (event === 'GUILD_CREATE') store.guildCreate(data as { id: string; voice_states?: { channel_id: string | null; user_id: string }[] });
       if (event === 'VOICE_STATE_UPDATE') store.voiceStateUpdate(data as { guild_id?: string; channel_id: string | null; user_id: string });
       if (event === 'READY' && openRef.current) store.loadGuild(openRef.current).catch(report);
     });
