@@ -185,7 +185,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     urlPolicy,
     commerce,
     webhooks: webhooks.service,
-    applications: Object.assign(new ApplicationService(store, urlPolicy), { webhooks: webhooks.service }),
+    applications: new ApplicationService(store, urlPolicy, webhooks.service),
     ...accountServices,
     store,
     rateLimiter,

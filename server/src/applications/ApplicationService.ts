@@ -78,10 +78,12 @@ export interface ApplicationWire {
 
 /** Developer-facing application rules, shared by the REST routes, the portal and the admin CLI. */
 export class ApplicationService {
-  constructor(private readonly store: Store, private readonly urls: UrlPolicy) {}
-
-  /** Set by startServer: validates, PINGs and saves the event_webhooks_* fields of an edit (issue 15). */
-  webhooks: Pick<WebhookService, 'prepare' | 'wire' | 'resend'> | null = null;
+  /** `webhooks` (startServer) validates, PINGs and saves the event_webhooks_* fields of an edit (issue 15); the CLI has none. */
+  constructor(
+    private readonly store: Store,
+    private readonly urls: UrlPolicy,
+    readonly webhooks: Pick<WebhookService, 'prepare' | 'wire' | 'resend'> | null = null,
+  ) {}
 
   /** An application made in the portal: owned by its creator, and in pre-approval. */
   async createOwned(ownerId: string, name: string): Promise<CreatedApplication> {

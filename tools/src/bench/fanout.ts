@@ -16,15 +16,15 @@ export async function apiJson(method: string, url: string, token: string | null,
   return res.status === 204 ? undefined : res.json();
 }
 
-/** Opens a Gateway session and resolves at READY; `onDispatch` sees every later dispatch. */
-export function openGatewaySession(wsUrl: string, token: string, onDispatch: (t: string, d: any, text: string) => void): Promise<WebSocket> {
+/** Opens a Gateway session (with `intents` when given) and resolves at READY; `onDispatch` sees every later dispatch. */
+export function openGatewaySession(wsUrl: string, token: string, onDispatch: (t: string, d: any, text: string) => void, intents?: number): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(wsUrl);
     socket.on('error', reject);
     socket.on('message', (data) => {
       const text = data.toString();
       const f = JSON.parse(text);
-      if (f.op === 10) socket.send(JSON.stringify({ op: 2, d: { token, properties: { os: 'linux', browser: 'bench', device: 'bench' } } }));
+      if (f.op === 10) socket.send(JSON.stringify({ op: 2, d: { token, ...(intents === undefined ? {} : { intents }), properties: { os: 'linux', browser: 'bench', device: 'bench' } } }));
       else if (f.t === 'READY') resolve(socket);
       else if (f.op === 0) onDispatch(f.t, f.d, text);
     });

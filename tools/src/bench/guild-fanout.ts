@@ -12,9 +12,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { startServer } from '@social-layer/server';
-import { apiJson, measureRawBroadcast, measureRounds, paddedFrame, type FanoutSample } from './fanout.ts';
+import { apiJson, measureRawBroadcast, measureRounds, openGatewaySession, paddedFrame, type FanoutSample } from './fanout.ts';
 import { nowMs, percentile } from './stats.ts';
 import type { BenchResult } from './types.ts';
 
@@ -24,21 +24,6 @@ const WARMUP = 10;
 const UPDATES = Number(process.env.BENCH_GUILD_UPDATES ?? 100);
 const GUILD_MEMBERS_INTENT = 1 << 1;
 const GUILDS_INTENT = 1 << 0;
-
-/** A Gateway session with the given intents; resolves at READY. */
-function openSession(wsUrl: string, token: string, intents: number, onDispatch: (t: string, d: any, text: string) => void): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(wsUrl);
-    socket.on('error', reject);
-    socket.on('message', (data) => {
-      const text = data.toString();
-      const f = JSON.parse(text);
-      if (f.op === 10) socket.send(JSON.stringify({ op: 2, d: { token, intents, properties: { os: 'linux', browser: 'bench', device: 'bench' } } }));
-      else if (f.t === 'READY') resolve(socket);
-      else if (f.op === 0) onDispatch(f.t, f.d, text);
-    });
-  });
-}
 
 interface Ours extends FanoutSample {
   frameBytes: number;
@@ -104,7 +89,7 @@ async function measureOurs(): Promise<Ours> {
           const filtered = i + j >= MEMBERS;
           // The owner's own session gets its update whatever its intents: keep it among the receivers.
           const intents = filtered ? GUILDS_INTENT : GUILDS_INTENT | GUILD_MEMBERS_INTENT;
-          return openSession(wsUrl, u.token, intents, onDispatch(i + j, filtered)).then((s) => sockets.push(s));
+          return openGatewaySession(wsUrl, u.token, onDispatch(i + j, filtered), intents).then((s) => sockets.push(s));
         }),
       );
     }

@@ -1,14 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { SNOWFLAKE_PATTERN } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { Errors } from '../ApiError.ts';
 import { authenticate } from '../auth.ts';
 import { GuildErrors } from '../../guilds/guildErrors.ts';
 
 /** IDs in bodies: snowflakes as strings (they exceed 2^53). Path IDs stay plain strings, so a bad one is the resource's 404. */
-export const Snowflake = Type.String({ pattern: '^[0-9]{1,20}$' });
+export const Snowflake = Type.String({ pattern: SNOWFLAKE_PATTERN });
 /** A 64-bit permission bitfield as a decimal string. */
-export const PermissionString = Type.String({ pattern: '^[0-9]{1,20}$' });
+export const PermissionString = Type.String({ pattern: SNOWFLAKE_PATTERN });
 
 /**
  * Who acts: a bot (its bot user) or a user through a Bearer token holding the `guilds` scope.

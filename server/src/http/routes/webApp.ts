@@ -1,3 +1,4 @@
+import { esc } from '../../pages/html.ts';
 import { access, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,10 +60,6 @@ const SessionAnswer = Type.Object(
 // which would take the cookie and Origin with it.
 const CSRF_NOTE = 'Needs the `sl_session` cookie, an Origin header naming this server, and `X-CSRF-Token` with the /app page\'s `csrf-token` meta value.';
 
-function escapeAttr(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 function shell(csrf: string, wsOrigin: string): { html: string; csp: string } {
   const csp = [
     "default-src 'none'",
@@ -81,7 +78,7 @@ function shell(csrf: string, wsOrigin: string): { html: string; csp: string } {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="csrf-token" content="${escapeAttr(csrf)}">
+<meta name="csrf-token" content="${esc(csrf)}">
 <title>Social Layer</title>
 <link rel="stylesheet" href="/app/assets/app.css">
 <script type="module" src="/app/assets/app.js"></script>
