@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import type { ConnectionTracker } from './events/ConnectionTracker.ts';
 import type { EventBus } from './events/EventBus.ts';
 import type { LobbyService } from './lobbies/LobbyService.ts';
@@ -36,9 +35,9 @@ export interface ServerContext extends AccountServices {
   /** Gateway Identify budgets (GET /gateway/bot); null when rate limits are off. */
   sessionStarts: SessionStartLimit | null;
   /** The configured public origin, http(s)://host:port (http/publicUrl.ts); never the request's Host. */
-  publicHttpUrl(req?: IncomingMessage): string;
+  publicHttpUrl(): string;
   /** ws(s)://host:port/gateway from the same public origin. */
-  publicWsUrl(req?: IncomingMessage): string;
+  publicWsUrl(): string;
   /** Who is in which call (lobby and guild voice): Get User Voice State reads it. Set by startServer. */
   voiceStates?: VoiceStateService;
   /** The data folder (message attachments are stored under it by default, issue 11). Set by startServer. */

@@ -41,7 +41,7 @@ export function clearSessionCookie(reply: FastifyReply): void {
 
 /** A POST from our own pages: the Origin (or, without one, the Referer) names this host. */
 export function sameOrigin(ctx: ServerContext, req: FastifyRequest): boolean {
-  const own = ctx.publicHttpUrl(req.raw);
+  const own = ctx.publicHttpUrl();
   const origin = req.headers.origin;
   if (typeof origin === 'string') return origin === own;
   const referer = req.headers.referer;
@@ -61,7 +61,7 @@ export function safeNext(next: string | null | undefined, fallback = '/account')
 }
 
 export function isSecure(ctx: ServerContext, req: FastifyRequest): boolean {
-  return ctx.publicHttpUrl(req.raw).startsWith('https:');
+  return ctx.publicHttpUrl().startsWith('https:');
 }
 
 /**

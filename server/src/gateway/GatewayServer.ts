@@ -24,7 +24,7 @@ export interface GatewayServerOptions {
   resumeWindowMs: number;
   maxBufferedDispatches: number;
   authenticate(token: string): Promise<GatewayIdentity | undefined>;
-  publicWsUrl(req: IncomingMessage): string;
+  publicWsUrl(): string;
   /** Identify budgets per application and per user (issue 9, fix 8); none: unlimited. */
   sessionStarts?: SessionStartLimit;
   /** Concurrent Gateway sockets per client address; over it, the upgrade answers 429. Default: unlimited. */
@@ -109,7 +109,7 @@ export class GatewayServer {
       ws.close(GatewayCloseCode.DecodeError, 'Only encoding=json is supported');
       return;
     }
-    const conn = new GatewayConnection(this, ws, this.options.publicWsUrl(req));
+    const conn = new GatewayConnection(this, ws, this.options.publicWsUrl());
     this.connections_.add(conn);
     ws.on('close', () => this.connections_.delete(conn));
   }

@@ -70,7 +70,7 @@ export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext):
       const created = await ctx.applications.createOwned(me.user.id, name);
       const wire = await ctx.applications.toWire(await ctx.applications.get(created.id));
       // The secrets exist in clear only in this response: render them here rather than redirect.
-      return pageHeaders(reply).code(201).send(portalAppPage({ app: wire, csrf: me.csrf, origin: ctx.publicHttpUrl(req.raw), created: { clientSecret: created.clientSecret, botToken: created.botToken } }));
+      return pageHeaders(reply).code(201).send(portalAppPage({ app: wire, csrf: me.csrf, origin: ctx.publicHttpUrl(), created: { clientSecret: created.clientSecret, botToken: created.botToken } }));
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       const error = errorLines(err.errors).join(' ') || err.message;
@@ -86,7 +86,7 @@ export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext):
     const saved = (req.query as Record<string, string | undefined>).saved;
     const section = PORTAL_SECTIONS.find((s) => s.id === saved);
     return pageHeaders(reply).send(
-      portalAppPage({ app: await ctx.applications.toWire(row), csrf: me.csrf, origin: ctx.publicHttpUrl(req.raw), ...(section ? { stateOf: section.id, state: { notice: 'Saved.' } } : {}) }),
+      portalAppPage({ app: await ctx.applications.toWire(row), csrf: me.csrf, origin: ctx.publicHttpUrl(), ...(section ? { stateOf: section.id, state: { notice: 'Saved.' } } : {}) }),
     );
   });
 
@@ -102,13 +102,13 @@ export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext):
       const outcome = await section.submit(formOf(req), { app, applications: ctx.applications, commerce: ctx.commerce });
       // A secret is shown in this response only; anything else redirects, so a reload cannot resend it.
       if ('secret' in outcome) {
-        return pageHeaders(reply).send(portalAppPage({ app, csrf: me.csrf, origin: ctx.publicHttpUrl(req.raw), stateOf: section.id, state: outcome }));
+        return pageHeaders(reply).send(portalAppPage({ app, csrf: me.csrf, origin: ctx.publicHttpUrl(), stateOf: section.id, state: outcome }));
       }
       return reply.redirect(`/developers/applications/${app.id}?saved=${section.id}#${section.id}`, 303);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       const errors = err.errors ? errorLines(err.errors) : [err.message];
-      return pageHeaders(reply).code(400).send(portalAppPage({ app, csrf: me.csrf, origin: ctx.publicHttpUrl(req.raw), stateOf: section.id, state: { errors } }));
+      return pageHeaders(reply).code(400).send(portalAppPage({ app, csrf: me.csrf, origin: ctx.publicHttpUrl(), stateOf: section.id, state: { errors } }));
     }
   });
 
@@ -137,7 +137,7 @@ export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext):
       if (!row) return unknownApp(reply);
       const app = await ctx.applications.toWire(row);
       const refuse = (message: string) =>
-        pageHeaders(reply).code(400).send(portalAppPage({ app, csrf: me.csrf, origin: ctx.publicHttpUrl(req.raw), stateOf: 'general', state: { errors: [message] } }));
+        pageHeaders(reply).code(400).send(portalAppPage({ app, csrf: me.csrf, origin: ctx.publicHttpUrl(), stateOf: 'general', state: { errors: [message] } }));
       if (!bytes || bytes.length === 0) return refuse('Choose an image file.');
       if (tooLarge) return refuse(`The image is larger than ${MAX_ICON_BYTES / 1024} KiB.`);
       const dataUri = imageDataUriFromBytes(bytes);

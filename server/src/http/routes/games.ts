@@ -59,7 +59,7 @@ export function gamesBanner(baseUrl: string, games: readonly string[]): string {
 export async function gameRoutes(app: FastifyInstance, ctx: ServerContext, samplesDir: string, applicationId: () => Promise<string | undefined>): Promise<string[]> {
   app.get('/games/config.json', { schema: { summary: 'Which application the hosted sample games use', tags: ['games'], response: { 200: GameConfig } } }, async (req, reply) => {
     void reply.header('cache-control', 'no-store');
-    return { applicationId: (await applicationId()) ?? null, apiBase: ctx.publicHttpUrl(req.raw) };
+    return { applicationId: (await applicationId()) ?? null, apiBase: ctx.publicHttpUrl() };
   });
 
   const served = hostedGames(samplesDir);

@@ -119,14 +119,14 @@ export function oauth2ApiRoutes(app: FastifyInstance, ctx: ServerContext): void 
       (req, reply) =>
       oauthEndpoint(ctx, req, reply, async (form) => {
         const client = await authenticateClient(ctx.store, req.headers.authorization, form);
-        return ctx.oauth.deviceAuthorize(client, form.get('scope'), ctx.publicHttpUrl(req.raw));
+        return ctx.oauth.deviceAuthorize(client, form.get('scope'), ctx.publicHttpUrl());
       }),
     );
     r.get(`${base}/oauth2/keys`, { schema: { summary: 'JSON Web Key Set of the ID-token signing keys', tags: TAGS, response: { 200: AnyObject('JWKS: {keys: [...]}') } }, ...KEYS_LIMIT }, async (_req, reply) => reply.header('cache-control', 'public, max-age=300').send(await ctx.oauthKeys.jwks()));
   }
 
   r.get('/.well-known/openid-configuration', { schema: { summary: 'OpenID Connect discovery', tags: TAGS, response: { 200: AnyObject('OpenID Provider Metadata') } } }, async (req) => {
-    const origin = ctx.publicHttpUrl(req.raw);
+    const origin = ctx.publicHttpUrl();
     return {
       issuer: origin,
       authorization_endpoint: `${origin}/oauth2/authorize`,
@@ -202,5 +202,5 @@ export function oauth2ApiRoutes(app: FastifyInstance, ctx: ServerContext): void 
 }
 
 function issuerOf(ctx: ServerContext, req: FastifyRequest): string {
-  return ctx.publicHttpUrl(req.raw);
+  return ctx.publicHttpUrl();
 }

@@ -94,7 +94,7 @@ async function issue(ctx: ServerContext, req: FastifyRequest, applicationId: str
   return {
     access_token: accessToken,
     // Provisional responses carry an ID token too (protocols.md 2.7), for backends that use them.
-    id_token: await ctx.oauth.idToken(ctx.publicHttpUrl(req.raw), user, applicationId),
+    id_token: await ctx.oauth.idToken(ctx.publicHttpUrl(), user, applicationId),
     token_type: 'Bearer',
     expires_in: Limits.accessTokenTtlSeconds,
     scope: PROVISIONAL_SCOPES.join(' '),

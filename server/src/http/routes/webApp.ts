@@ -95,7 +95,7 @@ function shell(csrf: string, wsOrigin: string): { html: string; csp: string } {
 function fromOwnPage(ctx: ServerContext, req: FastifyRequest): boolean {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin') return false;
-  return req.headers.origin === ctx.publicHttpUrl(req.raw);
+  return req.headers.origin === ctx.publicHttpUrl();
 }
 
 const notFromHere = () => new ApiError(403, 0, 'This request must come from the Social Layer web app on this site');
@@ -109,7 +109,7 @@ export async function webAppRoutes(app: FastifyInstance, ctx: ServerContext): Pr
     const built = await access(join(WEB_DIST, 'app.js')).then(() => true, () => false);
     const headers = reply.header('cache-control', 'no-store').header('x-frame-options', 'DENY').header('referrer-policy', 'same-origin').header('x-content-type-options', 'nosniff');
     if (!built) return headers.code(503).type('text/plain; charset=utf-8').send('The web app is not built: run `npm run build`.');
-    const wsOrigin = new URL(ctx.publicWsUrl(req.raw)).origin;
+    const wsOrigin = new URL(ctx.publicWsUrl()).origin;
     const { html, csp } = shell(me.csrf, wsOrigin);
     return headers.header('content-security-policy', csp).type('text/html; charset=utf-8').send(html);
   };

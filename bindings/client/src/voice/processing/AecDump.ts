@@ -50,16 +50,17 @@ export class AecDump {
   /** Ends the tick with what was played (undefined: silence), writing one stereo frame. */
   played(mixed: Int16Array | undefined, frameSamples: number): void {
     if (this.finished) return;
+    // A browser recording at its cap drops the frame before building it.
+    if (this.fd === undefined && this.chunks.length >= MAX_BROWSER_FRAMES) {
+      this.captured = undefined;
+      return;
+    }
     const left = this.captured ?? new Int16Array(frameSamples);
     const right = mixed ?? new Int16Array(frameSamples);
     this.captured = undefined;
     const bytes = interleaveStereo(left, right);
-    if (this.fd !== undefined) {
-      writeAt(this.fd, bytes, 44 + this.dataBytes);
-    } else {
-      if (this.chunks.length >= MAX_BROWSER_FRAMES) return;
-      this.chunks.push(bytes);
-    }
+    if (this.fd !== undefined) writeAt(this.fd, bytes, 44 + this.dataBytes);
+    else this.chunks.push(bytes);
     this.dataBytes += bytes.length;
   }
 
