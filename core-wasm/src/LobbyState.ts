@@ -6,8 +6,11 @@ import { fromU64, parseU64, toU64 } from './snowflake.ts';
 
 /** A member as the lobby state stores it. */
 export interface LobbyMemberSnapshot {
+  /** The member's user ID. */
   id: string;
+  /** Whether they are connected now. */
   connected: boolean;
+  /** Member flags (bit 0: CanLinkLobby). */
   flags: number;
   /** Canonical JSON (keys sorted) of the member's metadata, or `'null'` (canonicalMetadataJson). */
   metadataJson: string;
@@ -15,13 +18,19 @@ export interface LobbyMemberSnapshot {
 
 /** A lobby with its full member list (READY, LOBBY_CREATE, LOBBY_UPDATE). */
 export interface LobbySnapshot {
+  /** The lobby ID. */
   id: string;
+  /** The lobby metadata as canonical JSON. */
   metadataJson: string;
+  /** Its members. */
   members: readonly LobbyMemberSnapshot[];
 }
 
+/** A change the lobby state machine made: what happened, to which lobby and member. */
 export interface LobbyEvent {
+  /** What happened. */
   kind: LobbyEventKind;
+  /** To which lobby. */
   lobbyId: string;
   /** '0' for lobby events. */
   memberId: string;
@@ -52,6 +61,7 @@ export class LobbyState {
     this.scratch = new ScratchBuffer(core);
   }
 
+  /** A lobby state machine in a fresh core. */
   static async create(): Promise<LobbyState> {
     return new LobbyState(await instantiateCore());
   }
@@ -66,10 +76,12 @@ export class LobbyState {
     this.core.beginSync();
   }
 
+  /** Ends a resync: lobbies not seen since `beginSync` are removed (with their events). */
   endSync(): void {
     this.core.endSync();
   }
 
+  /** Adds or replaces a lobby from a snapshot; the differences come out as events. */
   upsertLobby(lobby: LobbySnapshot): void {
     const id = toU64(lobby.id);
     const members = lobby.members;
@@ -102,6 +114,7 @@ export class LobbyState {
     this.core.upsertMember(lobby, base, end - base);
   }
 
+  /** Removes a member from a lobby. */
   removeMember(lobbyId: string, memberId: string): void {
     this.core.removeMember(toU64(lobbyId), toU64(memberId));
   }
@@ -125,6 +138,7 @@ export class LobbyState {
     return out;
   }
 
+  /** The lobbies held. */
   lobbyIds(): string[] {
     const count = this.core.lobbyCount();
     const base = this.scratch.reserve(count * 8);
@@ -132,6 +146,7 @@ export class LobbyState {
     return this.scratch.readU64List(base, count);
   }
 
+  /** Whether this lobby is held. */
   has(lobbyId: string): boolean {
     const id = parseU64(lobbyId);
     return id !== undefined && this.core.hasLobby(id) !== 0;
@@ -156,12 +171,14 @@ export class LobbyState {
     return state < 0 ? undefined : state === 1;
   }
 
+  /** A member's flags, or undefined when not a member. */
   memberFlags(lobbyId: string, memberId: string): number | undefined {
     const ids = this.pair(lobbyId, memberId);
     if (!ids || this.core.memberConnected(ids[0], ids[1]) < 0) return undefined;
     return this.core.memberFlags(ids[0], ids[1]) >>> 0;
   }
 
+  /** A lobby's metadata as canonical JSON, or undefined when not held. */
   lobbyMetadataJson(lobbyId: string): string | undefined {
     const id = parseU64(lobbyId);
     if (id === undefined) return undefined;
@@ -172,6 +189,7 @@ export class LobbyState {
     return this.scratch.readUtf8(base, length);
   }
 
+  /** A member's metadata as canonical JSON, or undefined when not a member. */
   memberMetadataJson(lobbyId: string, memberId: string): string | undefined {
     const ids = this.pair(lobbyId, memberId);
     if (!ids) return undefined;

@@ -1,6 +1,7 @@
 import type { CoreExports } from './exports.ts';
 import { instantiateCore, instantiateCoreSync } from './loader.ts';
 
+/** Options of `VoiceCore.create`. */
 export interface VoiceCoreOptions {
   /**
    * Bytes of linear memory set aside at creation for buffers and contexts, so that later
@@ -36,7 +37,9 @@ export class VoiceCore {
   private used = 0;
 
   private constructor(
+    /** The raw exports of core.wasm. */
     readonly exports: CoreExports,
+    /** Bytes of linear memory set aside for buffers and contexts at creation. */
     readonly poolBytes: number,
   ) {
     exports.reservePool(poolBytes);
@@ -44,6 +47,7 @@ export class VoiceCore {
     this.scratch = this.alloc(4096);
   }
 
+  /** Instantiates core.wasm (asynchronously, as browsers require for larger modules). */
   static async create(options: VoiceCoreOptions = {}): Promise<VoiceCore> {
     return new VoiceCore(await instantiateCore(), options.poolBytes ?? 4 << 20);
   }
@@ -77,6 +81,7 @@ export class VoiceCore {
     return this.u8;
   }
 
+  /** A DataView over the core's memory (renewed if memory grew). */
   get view(): DataView {
     this.refresh();
     return this.dv;
@@ -128,8 +133,11 @@ export class WasmBuffer {
   private freed = false;
 
   constructor(
+    /** The core whose memory holds the buffer. */
     readonly core: VoiceCore,
+    /** Its address in the core's memory. */
     readonly address: number,
+    /** Its size in bytes. */
     readonly capacity: number,
   ) {}
 
@@ -146,10 +154,12 @@ export class WasmBuffer {
     return new Float32Array(this.core.exports.memory.buffer, this.address, length);
   }
 
+  /** The buffer as 16-bit samples (`length` of them, all that fit by default). */
   i16(length = this.capacity >>> 1): Int16Array {
     return new Int16Array(this.core.exports.memory.buffer, this.address, length);
   }
 
+  /** Returns the memory to the core; the buffer must not be used after. */
   free(): void {
     if (this.freed) return;
     this.freed = true;

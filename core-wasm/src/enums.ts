@@ -6,20 +6,30 @@
 
 /** Kinds of the events that LobbyState.drainEvents() returns (docs/contracts.md). */
 export const LobbyEventKind = {
+  /** A lobby appeared. */
   LobbyCreated: 1,
+  /** A lobby went away. */
   LobbyDeleted: 2,
+  /** A lobby's metadata changed. */
   LobbyUpdated: 3,
+  /** A member joined. */
   MemberAdded: 4,
+  /** A member left. */
   MemberRemoved: 5,
+  /** A member's metadata, flags or connection changed. */
   MemberUpdated: 6,
 } as const;
 export type LobbyEventKind = (typeof LobbyEventKind)[keyof typeof LobbyEventKind];
 
 /** AEAD algorithms of the core (aeadCreate). */
 export const AeadAlgorithm = {
+  /** AES-256-GCM. */
   Aes256Gcm: 1,
+  /** XChaCha20-Poly1305 (24-byte nonce). */
   XChaCha20Poly1305: 2,
+  /** ChaCha20-Poly1305 (12-byte nonce). */
   ChaCha20Poly1305: 3,
+  /** AES-128-GCM (DAVE frames). */
   Aes128Gcm: 4,
 } as const;
 export type AeadAlgorithm = (typeof AeadAlgorithm)[keyof typeof AeadAlgorithm];
@@ -53,7 +63,9 @@ export type CoreError = (typeof CoreError)[keyof typeof CoreError];
 
 /** Outcome of JitterBuffer.push(). */
 export const JitterPush = {
+  /** Stored for its turn. */
   Stored: 0,
+  /** Already held: dropped. */
   Duplicate: 1,
   /** Its turn to play has passed. */
   Late: 2,

@@ -2,6 +2,8 @@
  * The raw exports of core.wasm (assembly/index.ts). Addresses and lengths are numbers; u64
  * values (snowflake IDs) are BigInts, which WebAssembly hands back signed: read them with
  * BigInt.asUintN(64, value). Only the wrappers in this folder touch these.
+ *
+ * @internal The ABI between this package's wrappers and core.wasm, left out of the SDK reference.
  */
 export interface CoreExports {
   readonly memory: WebAssembly.Memory;

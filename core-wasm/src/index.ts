@@ -1,4 +1,8 @@
-/** @social-layer/core-wasm: the typed surface over core.wasm. */
+/**
+ * @social-layer/core-wasm: the typed surface over core.wasm.
+ *
+ * @module @social-layer/core-wasm
+ */
 export { LobbyEventKind, AeadAlgorithm, CoreError, JitterPush, JitterPop } from './enums.ts';
 export {
   LobbyState,

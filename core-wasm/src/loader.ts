@@ -42,6 +42,7 @@ function readAsString(memory: WebAssembly.Memory, ptr: number): string {
 
 /** Thrown when the core aborts (a failed assertion or a malformed record): a bug, never input. */
 export class CoreAbortError extends Error {
+  /** `CoreAbortError`. */
   override name = 'CoreAbortError';
 }
 

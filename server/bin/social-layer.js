@@ -1,6 +1,14 @@
 #!/usr/bin/env node
-// The package ships TypeScript sources; tsx compiles them on load, so there is no build step to forget.
-import { register } from 'tsx/esm/api';
+// In the repository the package runs its TypeScript sources (tsx compiles them on load, so there
+// is no build step to forget); published, it has no sources and runs the JavaScript built into
+// dist/ (npm run build:packages).
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/cli.ts');
+const source = new URL('../src/cli.ts', import.meta.url);
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(source.href);
+} else {
+  await import('../dist/cli.js');
+}

@@ -1,6 +1,7 @@
 import type { ConnectionTracker } from './events/ConnectionTracker.ts';
 import type { EventBus } from './events/EventBus.ts';
 import type { LobbyService } from './lobbies/LobbyService.ts';
+import type { LinkedChannelService } from './lobbies/LinkedChannelService.ts';
 import type { Logger } from './log/Logger.ts';
 import type { RateLimiter } from './http/RateLimiter.ts';
 import type { SessionStartLimit } from './gateway/SessionStartLimit.ts';
@@ -12,6 +13,7 @@ import type { UrlPolicy } from './config/urlPolicy.ts';
 import type { WebhookService } from './webhooks/WebhookService.ts';
 import type { CommerceService } from './commerce/index.ts';
 import type { VoiceStateService } from './voice/VoiceStateService.ts';
+import type { InteractionService } from './interactions/InteractionService.ts';
 
 /** What route handlers and the Gateway share (accounts and OAuth2 services included). */
 export interface ServerContext extends AccountServices {
@@ -19,6 +21,8 @@ export interface ServerContext extends AccountServices {
   bus: EventBus;
   connections: ConnectionTracker;
   lobbies: LobbyService;
+  /** Lobbies linked to guild text channels: linking, lobby channel invites, the mirror (issue 12). Set by startServer. */
+  linkedChannels?: LinkedChannelService;
   /** Relationships, presence, invites and direct messages (issue 6). */
   social: SocialServices;
   log: Logger;
@@ -40,6 +44,10 @@ export interface ServerContext extends AccountServices {
   publicWsUrl(): string;
   /** Who is in which call (lobby and guild voice): Get User Voice State reads it. Set by startServer. */
   voiceStates?: VoiceStateService;
+  /** Application commands and interactions (issue 13). Set by startServer. */
+  interactions?: InteractionService;
+  /** The activity proxy host, `host[:port]` without the application ID (issue 17). Set by startServer. */
+  activityProxyHost?: () => string;
   /** The data folder (message attachments are stored under it by default, issue 11). Set by startServer. */
   dataDir?: string;
 }

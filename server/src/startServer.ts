@@ -3,11 +3,13 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ReadyData, SocialReadyData, User } from '@social-layer/protocol';
 import { profilesFor, withReadyProfiles } from './accounts/applicationProfiles.ts';
-import { ConnectionTracker } from './events/ConnectionTracker.ts';
+import { RedisConnectionTracker } from './cluster/RedisConnectionTracker.ts';
+import { type ConnectionTracker, MemoryConnectionTracker } from './events/ConnectionTracker.ts';
 import { type EventBus, LocalEventBus } from './events/EventBus.ts';
 import { RedisEventBus } from './events/RedisEventBus.ts';
 import { RedisRateLimitStore } from './events/RedisRateLimitStore.ts';
 import { GatewayServer } from './gateway/GatewayServer.ts';
+import { sharedGatewaySessions } from './gateway/sharedSessions.ts';
 import { SessionStartLimit, type SessionStartLimitOptions } from './gateway/SessionStartLimit.ts';
 import { createHttpApp } from './http/createHttpApp.ts';
 import { type RegisteredRoute, registeredRoutes } from './http/schemas/index.ts';
@@ -15,8 +17,10 @@ import { RateLimiter } from './http/RateLimiter.ts';
 import { type RouteBudget, routeBudgets } from './http/rateLimitHooks.ts';
 import { capConnectionsPerAddress, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './http/connectionLimits.ts';
 import { UpgradeRouter } from './http/UpgradeRouter.ts';
+import { activityUpgradeHandler } from './activities/activityProxy.ts';
 import { gameRoutes } from './http/routes/games.ts';
 import { LobbyService } from './lobbies/LobbyService.ts';
+import { LinkedChannelService } from './lobbies/LinkedChannelService.ts';
 import { type AccountsOptions, type ApplicationSettings, configureApplication, createAccountServices } from './accounts/accountServices.ts';
 import type { AccountService } from './accounts/AccountService.ts';
 import { SocialServices } from './social/SocialServices.ts';
@@ -25,14 +29,15 @@ import type { ServerContext } from './ServerContext.ts';
 import { PublicUrl } from './http/publicUrl.ts';
 import type { ApprovalState, CreatedApplication } from './storage/ApplicationRepo.ts';
 import { type DatabaseConfig, openDatabase } from './storage/database.ts';
+import { runOnce } from './cluster/runOnce.ts';
 import { Store } from './storage/Store.ts';
 import { ApplicationService } from './applications/ApplicationService.ts';
 import { UrlPolicy } from './config/urlPolicy.ts';
 import { resolveTls, type TlsSetting } from './config/serverTls.ts';
 import { userToWire } from './storage/UserRepo.ts';
 import { CoreCryptoBackend, NodeCryptoBackend, type CryptoBackend } from '@social-layer/core-wasm';
-import { DaveDeliveryService } from '@social-layer/dave';
 import type { DaveDeliveryFactory } from './voice/dave.ts';
+import { VoiceCluster, type VoiceClusterOptions } from './voice/VoiceCluster.ts';
 import { VoiceGatewayServer } from './voice/VoiceGatewayServer.ts';
 import { VoiceStateService } from './voice/VoiceStateService.ts';
 import { GuildGateway } from './guilds/GuildGateway.ts';
@@ -40,6 +45,9 @@ import { guildServicesFor } from './guilds/GuildServices.ts';
 import { startWebhooks, type WebhookOptions } from './webhooks/startWebhooks.ts';
 import type { WebhookService } from './webhooks/WebhookService.ts';
 import { type Clock, CommerceEvents, CommerceService, SubscriptionScheduler, systemClock } from './commerce/index.ts';
+import { type InteractionOptions, InteractionService } from './interactions/InteractionService.ts';
+import { configureAttachmentStore } from './messages/attachmentStoreFor.ts';
+import type { S3AttachmentOptions } from './messages/s3AttachmentStore.ts';
 
 /** Concurrent Gateway sockets per client address (issue 9, fix 8): room for a household or a LAN party behind one NAT. */
 const DEFAULT_MAX_GATEWAY_SOCKETS_PER_ADDRESS = 64;
@@ -50,6 +58,8 @@ export interface ServerOptions {
   host?: string;
   /** Folder for the embedded SQLite database. Default: SOCIAL_LAYER_DATA or ./data. */
   dataDir?: string;
+  /** Attachments (and emoji images) in an S3-compatible bucket instead of <dataDir>/attachments. Default: SOCIAL_LAYER_S3_BUCKET etc., else the folder. */
+  attachmentsS3?: S3AttachmentOptions;
   /** Overrides dataDir: SQLite at a given file, or PostgreSQL. */
   database?: DatabaseConfig;
   heartbeatIntervalMs?: number;
@@ -59,6 +69,13 @@ export interface ServerOptions {
   maxBufferedDispatches?: number;
   /** How long a dropped socket still counts as connected, so a quick Resume does not flicker. */
   presenceGraceMs?: number;
+  /**
+   * With redisUrl: how often this node refreshes its entry in the cluster's connection state and
+   * looks for dead nodes (default SOCIAL_LAYER_CLUSTER_HEARTBEAT_MS, else 5000), and how long its
+   * entries outlive the last refresh (default SOCIAL_LAYER_CLUSTER_TTL_MS, else 3 x heartbeat).
+   */
+  clusterHeartbeatMs?: number;
+  clusterTtlMs?: number;
   idleSweepIntervalMs?: number;
   logLevel?: LogLevel;
   logSink?: LogSink;
@@ -68,6 +85,11 @@ export interface ServerOptions {
   bus?: EventBus;
   /** Redis for pub/sub between server nodes (scale-out); without it the bus is in-process. */
   redisUrl?: string;
+  /**
+   * Prefix of every Redis key and channel this node uses (default `sl:`): nodes of one cluster
+   * share it; two clusters (or two test files) on one Redis stay apart by choosing different ones.
+   */
+  redisPrefix?: string;
   /**
    * The platform's public origin (http(s)://host[:port]), from which apiBase, the Gateway URL and
    * the OIDC issuer are built. Default: SOCIAL_LAYER_PUBLIC_URL, else the listen address. Never
@@ -97,6 +119,15 @@ export interface ServerOptions {
   voiceUdpPort?: number;
   /** Address clients are told to send UDP media to, when behind NAT. */
   voiceUdpPublicHost?: string;
+  /**
+   * This node's own voice gateway, `host:port/voice` (no scheme), handed out as VOICE_SERVER_UPDATE's
+   * `endpoint` for the calls this node owns. With redisUrl every node needs its own, reachable
+   * directly (not the load-balanced public URL: a call's media lives on its owner node). Default:
+   * SOCIAL_LAYER_VOICE_ENDPOINT; else with redisUrl the listen address and port, alone the public URL's.
+   */
+  voiceEndpoint?: string;
+  /** Voice across nodes (with redisUrl, issue 18): Redis key prefix, claim/liveness TTL, refresh interval. */
+  voiceCluster?: VoiceClusterOptions;
   /** Which crypto runs the relay's transport AEAD: core-wasm (default) or node:crypto. */
   voiceCrypto?: 'core-wasm' | 'node';
   /** The DAVE delivery service per call; defaults to @social-layer/dave's. */
@@ -107,11 +138,21 @@ export interface ServerOptions {
   webhooks?: WebhookOptions;
   /** Commerce (issue 14): the clock purchases and the subscription scheduler read; the scheduler's interval, or off. */
   commerce?: { clock?: Clock; schedulerIntervalMs?: number; scheduler?: boolean };
+  /** Interactions (issue 13): the first-response deadline (3 s), the token's lifetime (15 min), DNS for the endpoint. */
+  interactions?: Omit<InteractionOptions, 'dev'>;
+  /** Linked channels (issue 12): the clock lobby channel invites (one hour) are made with. */
+  linkedChannels?: { clock?: Clock };
   /**
    * Serve HTTPS/WSS on the listener (config/serverTls.ts): a given certificate, or 'self-signed'
    * (development mode only; production refuses). Default: plain HTTP.
    */
   tls?: TlsSetting;
+  /**
+   * Embedded apps (issue 17): the activity proxy host, `host[:port]`; an activity is served at
+   * `<application_id>.<proxyHost>`. Default: SOCIAL_LAYER_ACTIVITY_PROXY_HOST, else
+   * `activities.localhost:<port>` (browsers resolve *.localhost to loopback).
+   */
+  activities?: { proxyHost?: string };
 }
 
 export interface RunningServer {
@@ -131,6 +172,8 @@ export interface RunningServer {
   webhooks: WebhookService;
   /** SKUs, entitlements, subscriptions and purchases (issue 14). */
   commerce: CommerceService;
+  /** Application commands and interactions (issue 13). */
+  interactions: InteractionService;
   /** Renewals and period ends; tests run it by hand with an injected clock. */
   subscriptionScheduler: SubscriptionScheduler;
   /** The developer-portal settings of an application: redirect URIs, OIDC issuers, parent, approved scopes. */
@@ -141,6 +184,8 @@ export interface RunningServer {
   routes(): readonly RouteBudget[];
   /** Runs the idle-lobby sweep now (it also runs on an interval); returns how many were deleted. */
   sweepIdleLobbies(): Promise<number>;
+  /** Waits for the linked-channel mirror's queued channel-to-lobby copies (tests; not awaited by requests). */
+  drainLinkedChannels(): Promise<void>;
   /** Every HTTP route registered (method, pattern, whether it has a schema): the OpenAPI test holds the document against it. */
   httpRoutes(): readonly RegisteredRoute[];
   close(): Promise<void>;
@@ -151,6 +196,8 @@ const REPO_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const log = createLogger({ level: options.logLevel ?? 'warn', sink: options.logSink });
   const dataDir = resolve(options.dataDir ?? process.env.SOCIAL_LAYER_DATA ?? './data');
+  // Before any service: messages, interaction responses and emojis all take this store by data folder.
+  configureAttachmentStore({ dataDir, ...(options.attachmentsS3 ? { s3: options.attachmentsS3 } : {}) });
   // Before anything opens: production refuses a self-signed certificate here.
   const tls = await resolveTls(options.tls, { dataDir, dev: options.dev === true, host: options.host ?? '127.0.0.1' });
   const database = await openDatabase(options.database ?? { dialect: 'sqlite', file: join(dataDir, 'social-layer.sqlite') });
@@ -158,11 +205,21 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   let bus: EventBus;
   if (options.bus) bus = options.bus;
   else if (options.redisUrl) {
-    const redis = new RedisEventBus(options.redisUrl);
+    const redis = new RedisEventBus(options.redisUrl, options.redisPrefix ?? 'sl:');
     await redis.ready();
     bus = redis;
   } else bus = new LocalEventBus();
-  const connections = new ConnectionTracker(options.presenceGraceMs ?? 5000);
+  // With Redis, who is connected is the cluster's (a node that dies lapses); alone, this node's.
+  const connections: ConnectionTracker = options.redisUrl
+    ? await RedisConnectionTracker.start({
+        url: options.redisUrl,
+        prefix: `${options.redisPrefix ?? 'sl:'}conn:`,
+        graceMs: options.presenceGraceMs ?? 5000,
+        heartbeatMs: options.clusterHeartbeatMs ?? envMs('SOCIAL_LAYER_CLUSTER_HEARTBEAT_MS'),
+        ttlMs: options.clusterTtlMs ?? envMs('SOCIAL_LAYER_CLUSTER_TTL_MS'),
+        log: log.child({ scope: 'cluster' }),
+      })
+    : new MemoryConnectionTracker(options.presenceGraceMs ?? 5000);
   const lobbies = new LobbyService(store, bus, connections, log.child({ scope: 'lobbies' }));
   const social = new SocialServices(store, bus, connections, log.child({ scope: 'social' }));
   const port = options.port ?? Number(process.env.SOCIAL_LAYER_PORT ?? 3333);
@@ -170,7 +227,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const publicUrl = new PublicUrl(options.publicUrl ?? process.env.SOCIAL_LAYER_PUBLIC_URL);
 
   // With Redis, every node draws on one budget per caller; alone, the counters stay in memory.
-  const rateLimiter = options.rateLimits === false ? null : new RateLimiter(options.redisUrl ? new RedisRateLimitStore(options.redisUrl) : undefined);
+  const rateLimiter = options.rateLimits === false ? null : new RateLimiter(options.redisUrl ? new RedisRateLimitStore(options.redisUrl, `${options.redisPrefix ?? 'sl:'}rl:`) : undefined);
   const sessionStarts = rateLimiter ? new SessionStartLimit(rateLimiter.store, options.sessionStartLimit) : null;
   const accountServices = createAccountServices(store, log, options.accounts);
   const urlPolicy = new UrlPolicy(options.dev === true);
@@ -181,11 +238,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const commerceEvents = new CommerceEvents(store, bus);
   const commerce = new CommerceService(store, commerceEvents, commerceClock);
   const subscriptionScheduler = new SubscriptionScheduler(store, commerce.machine, commerceEvents, commerceClock, log.child({ scope: 'commerce' }), { intervalMs: options.commerce?.schedulerIntervalMs ?? 30_000 });
+  const interactions = new InteractionService(store, bus, commerce, urlPolicy, log.child({ scope: 'interactions' }), { dev: options.dev === true, dataDir, publicUrl: () => publicUrl.http(), ...options.interactions });
+  interactions.startSweeper();
   const ctx: ServerContext = {
+    interactions,
     urlPolicy,
     commerce,
     webhooks: webhooks.service,
-    applications: new ApplicationService(store, urlPolicy, webhooks.service),
+    applications: new ApplicationService(store, urlPolicy, webhooks.service, interactions),
     ...accountServices,
     store,
     rateLimiter,
@@ -193,6 +253,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     bus,
     connections,
     lobbies,
+    linkedChannels: new LinkedChannelService(store, bus, lobbies, log.child({ scope: 'linked-channels' }), options.linkedChannels?.clock),
     social,
     log,
     // Never the request's Host (issue 9, fix 7): configuration, or the listen address.
@@ -200,6 +261,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     publicWsUrl: () => publicUrl.gateway(),
     dataDir,
     voiceStates,
+    activityProxyHost: () => options.activities?.proxyHost ?? process.env.SOCIAL_LAYER_ACTIVITY_PROXY_HOST ?? `activities.localhost${new URL(publicUrl.http()).port ? `:${new URL(publicUrl.http()).port}` : ''}`,
   };
 
   const app = await createHttpApp(ctx, tls);
@@ -211,12 +273,18 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   await app.ready();
 
   const upgrades = new UpgradeRouter(app.server);
+  upgrades.intercept(activityUpgradeHandler(ctx));
+  const gatewayTimings = {
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
+    resumeWindowMs: options.resumeWindowMs ?? 120_000,
+    maxBufferedDispatches: options.maxBufferedDispatches ?? 5000,
+  };
   const gateway = new GatewayServer(
     upgrades,
     {
-      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
-      resumeWindowMs: options.resumeWindowMs ?? 120_000,
-      maxBufferedDispatches: options.maxBufferedDispatches ?? 5000,
+      ...gatewayTimings,
+      // Resume on any node (issue 18): with Redis, sessions and their dispatches are shared.
+      ...sharedGatewaySessions(bus, options.redisUrl, gatewayTimings),
       publicWsUrl: ctx.publicWsUrl,
       ...(sessionStarts ? { sessionStarts, maxSocketsPerAddress: options.maxGatewaySocketsPerAddress ?? DEFAULT_MAX_GATEWAY_SOCKETS_PER_ADDRESS } : {}),
       authenticate: async (token) => {
@@ -244,8 +312,19 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
   gateway.social = social;
   gateway.readyProfiles = (applicationId, ready) => withReadyProfiles(store, applicationId, ready as ReadyData & SocialReadyData);
-  gateway.guilds = new GuildGateway(guildServicesFor(store, bus), bus);
+  // Op 8's all-members limit is one per bot and guild across nodes: with Redis, the shared counters.
+  const op8Store = options.redisUrl ? (rateLimiter?.store ?? new RedisRateLimitStore(options.redisUrl, `${options.redisPrefix ?? 'sl:'}rl:`)) : undefined;
+  gateway.guilds = new GuildGateway(guildServicesFor(store, bus), bus, op8Store);
   gateway.voice = voiceStates;
+  // Modify Guild Member's mute, deaf and channel_id act on guild voice seats (held on this node).
+  guildServicesFor(store, bus).members.voice = voiceStates;
+  voiceStates.sessionDispatch = (sessionId, t, json) => {
+    const s = gateway.sessions.get(sessionId);
+    if (!s || s.closed) return false;
+    s.send(t, json);
+    return true;
+  };
+  voiceStates.voiceEndpoint = () => ctx.publicWsUrl().replace(/^wss?:\/\//, '').replace(/\/gateway$/, '/voice');
   gateway.guilds.voiceStates = (guildId) => voiceStates.guildVoiceStates(guildId);
   lobbies.voiceStates = (lobbyId) => voiceStates.voiceStates(lobbyId);
   lobbies.onMemberGone((lobbyId, userId) => {
@@ -268,16 +347,35 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     log.child({ scope: 'voice' }),
   );
   await voice.start();
+  // Voice across nodes: states, tokens and call owners in Redis; endpoints name each node directly.
+  let listenedPort = 0;
+  const voiceEndpoint = options.voiceEndpoint ?? process.env.SOCIAL_LAYER_VOICE_ENDPOINT;
+  if (voiceEndpoint) voiceStates.voiceEndpoint = () => voiceEndpoint;
+  if (options.redisUrl) {
+    const wildcard = host === '0.0.0.0' || host === '::';
+    const direct = () => `${wildcard ? new URL(publicUrl.http()).hostname : host.includes(':') ? `[${host}]` : host}:${listenedPort}/voice`;
+    // Its keys under the node's Redis prefix too, so clusters sharing one Redis keep their calls apart.
+    const voiceCluster = new VoiceCluster(options.redisUrl, voiceEndpoint ? () => voiceEndpoint : direct, { prefix: `${options.redisPrefix ?? 'sl:'}voice:`, ...options.voiceCluster });
+    await voiceCluster.ready();
+    await voiceStates.attachCluster(voiceCluster);
+  }
 
   await app.listen({ port, host });
   const actualPort = (app.server.address() as AddressInfo).port;
+  listenedPort = actualPort;
   publicUrl.listening(host, actualPort, tls !== undefined);
   if (!options.publicUrl && !process.env.SOCIAL_LAYER_PUBLIC_URL && (host === '0.0.0.0' || host === '::')) {
     log.warn({ publicUrl: publicUrl.http() }, 'listening on every interface without --public-url: the URLs handed out name loopback');
   }
   const sweepEvery = options.idleSweepIntervalMs ?? 10_000;
+  // Every node sweeps, one at a time across the cluster (runOnce): two at once would both delete a
+  // lobby and both send its LOBBY_DELETE.
+  const sweepIdleOnce = async () => {
+    const r = await runOnce(database, 'lobby-idle-sweep', () => lobbies.sweepIdle());
+    return r.ran ? r.value : 0;
+  };
   const sweeper = setInterval(() => {
-    lobbies.sweepIdle().catch((err) => log.error({ err }, 'idle sweep failed'));
+    sweepIdleOnce().catch((err) => log.error({ err }, 'idle sweep failed'));
   }, sweepEvery);
   sweeper.unref();
   // Whatever came due while this node was down is picked up by the first run.
@@ -295,30 +393,50 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     webhooks: webhooks.service,
     commerce,
     subscriptionScheduler,
+    interactions,
     configureApplication: (id, settings) => configureApplication(store, id, settings),
     voice,
     routes: () => routeBudgets(app),
-    sweepIdleLobbies: () => lobbies.sweepIdle(),
+    sweepIdleLobbies: sweepIdleOnce,
+    drainLinkedChannels: async () => ctx.linkedChannels?.drain(),
     httpRoutes: () => registeredRoutes(app),
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
       await subscriptionScheduler.stop();
+      interactions.close();
       await webhooks.close();
       await voice.close();
-      voiceStates.close();
+      await voiceStates.close();
       social.close();
       await gateway.close();
-      connections.close();
+      await gateway.guilds?.close();
+      if (op8Store && op8Store !== rateLimiter?.store) await op8Store.close();
+      await connections.close();
       await rateLimiter?.close();
       await app.close();
       await lobbies.drain();
+      await ctx.linkedChannels?.drain();
+      ctx.linkedChannels?.close();
       await bus.close();
       await store.close();
     },
   };
 }
 
-/** The DAVE delivery service of each call (bindings/dave): MLS external sender and delivery service. */
-const defaultDaveFactory: DaveDeliveryFactory = (callId) => DaveDeliveryService.create(callId);
+/**
+ * The DAVE delivery service of each call (bindings/dave): MLS external sender and delivery service.
+ * Loaded with the first call: the MLS stack is about 24 MB of a fresh server's resident memory
+ * (gateway-idle's load accounting), and a node may never carry a call.
+ */
+const defaultDaveFactory: DaveDeliveryFactory = async (callId) => (await import('@social-layer/dave')).DaveDeliveryService.create(callId);
+
+/** A duration in milliseconds from the environment, or undefined when unset. */
+function envMs(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number of milliseconds`);
+  return n;
+}

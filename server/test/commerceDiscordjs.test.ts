@@ -1,7 +1,8 @@
 // Commerce with discord.js v14, unmodified (issue 14): the bot lists SKUs and entitlements,
 // creates and deletes a test entitlement, consumes a consumable, fetches subscriptions, and
 // hears ENTITLEMENT_CREATE/UPDATE/DELETE and SUBSCRIPTION_CREATE/UPDATE on its Gateway session
-// when a user buys (through the purchase service: the web app's checkout is not built yet).
+// when a user buys (through the purchase service; commerceStoreBrowser.test.ts buys in the web app),
+// and entitlementDelete + subscriptionDelete when a test-mode subscription's entitlement is deleted.
 // ENTITLEMENT_CREATE also arrives as a signed webhook event through the outbox.
 import { Client, DiscordAPIError, type Entitlement, Events, GatewayIntentBits, type Subscription } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,7 +45,11 @@ afterAll(async () => {
 describe('discord.js commerce against Social Layer', () => {
   it('lists the application\'s SKUs', async () => {
     const skus = await client.application!.fetchSKUs();
-    expect([...skus.keys()]).toEqual([sword, potion, pass]);
+    // The subscription comes with its system-made SUBSCRIPTION_GROUP (type 6), as the public API lists it.
+    expect([...skus.keys()].slice(0, 3)).toEqual([sword, potion, pass]);
+    expect(skus.size).toBe(4);
+    expect(skus.last()).toMatchObject({ type: 6, name: 'Season Pass', slug: 'season-pass' });
+    expect(skus.last()!.flags.has(4)).toBe(false);
     expect(skus.get(potion)).toMatchObject({ name: 'Potion', slug: 'potion', type: 3, applicationId: t.app.id });
     expect(skus.get(pass)?.type).toBe(5);
     expect(skus.get(sword)?.flags.has(4)).toBe(true);
@@ -117,5 +122,38 @@ describe('discord.js commerce against Social Layer', () => {
     expect(hook.body).toMatchObject({ version: 1, type: 1, application_id: t.app.id, event: { type: 'ENTITLEMENT_CREATE', data: bought.entitlement } });
     // Only ENTITLEMENT_CREATE is a webhook event: no update was sent.
     expect(receiver.events().every((e) => e.body.event.type === 'ENTITLEMENT_CREATE')).toBe(true);
+  });
+
+  it('deleting a test-mode subscription\'s entitlement deletes the subscription: entitlementDelete then subscriptionDelete', async () => {
+    const tester = await t.guest('Tester');
+    const bought = await t.server.commerce.purchase(t.app.id, tester.userId, pass, { testMode: true });
+    expect(bought.entitlement.type).toBe(4);
+    const order: string[] = [];
+    const onDelete = (kind: string) => () => void order.push(kind);
+    const e1 = onDelete('entitlementDelete');
+    const s1 = onDelete('subscriptionDelete');
+    client.on(Events.EntitlementDelete, e1);
+    client.on(Events.SubscriptionDelete, s1);
+    const entitlementGone = next<[Entitlement]>(Events.EntitlementDelete);
+    const subscriptionGone = next<[Subscription]>(Events.SubscriptionDelete);
+    await client.application!.entitlements.deleteTest(bought.entitlement.id);
+    expect((await entitlementGone)[0]).toMatchObject({ id: bought.entitlement.id, deleted: true });
+    expect((await subscriptionGone)[0]).toMatchObject({ id: bought.subscription!.id, userId: tester.userId, skuIds: [pass], entitlementIds: [bought.entitlement.id], status: 0 });
+    client.off(Events.EntitlementDelete, e1);
+    client.off(Events.SubscriptionDelete, s1);
+    expect(order).toEqual(['entitlementDelete', 'subscriptionDelete']);
+    // Gone from the subscription API; the entitlement is listed only with exclude_deleted=false.
+    const subs = await client.application!.subscriptions.fetch({ sku: pass, user: tester.userId });
+    expect(subs.size).toBe(0);
+    const one = await t.req('GET', `/skus/${pass}/subscriptions/${bought.subscription!.id}`, { token: t.app.botToken, bot: true });
+    expect([one.status, one.body.message]).toEqual([404, 'Unknown Subscription']);
+    const listed = await t.req('GET', `/applications/${t.app.id}/entitlements?user_id=${tester.userId}&exclude_deleted=false`, { token: t.app.botToken, bot: true });
+    expect(listed.body).toEqual([expect.objectContaining({ id: bought.entitlement.id, deleted: true })]);
+    // A player's real purchase is not a test entitlement: 40019, nothing changes.
+    const player = await t.guest('Payer');
+    const real = await t.server.commerce.purchase(t.app.id, player.userId, pass);
+    const refused = await client.application!.entitlements.deleteTest(real.entitlement.id).catch((e: unknown) => e);
+    expect((refused as DiscordAPIError).code).toBe(40019);
+    expect((await client.application!.subscriptions.fetch({ sku: pass, user: player.userId })).size).toBe(1);
   });
 });

@@ -57,7 +57,11 @@ describe('GET /applications/{id}/skus', () => {
     expect(list.body).toEqual([
       { id: a.id, type: 3, application_id: t.app.id, name: 'Potion', slug: 'potion', flags: 4, price: 99 },
       { id: b.id, type: 5, application_id: t.app.id, name: 'Monthly', slug: 'monthly', flags: 260, price: 500, billing_period_days: 30 },
+      // The subscription's system-made SUBSCRIPTION_GROUP: same name and slug, never on sale.
+      { id: expect.stringMatching(/^\d+$/), type: 6, application_id: t.app.id, name: 'Monthly', slug: 'monthly', flags: 256, price: 500 },
     ]);
+    const group = list.body[2].id as string;
+    expect(BigInt(group) > BigInt(b.id)).toBe(true);
     const other = await t.server.createApplication({ name: 'Other' });
     const refused = await t.req('GET', `/applications/${t.app.id}/skus`, { token: other.botToken, bot: true });
     expect(refused.status).toBe(403);
@@ -66,7 +70,13 @@ describe('GET /applications/{id}/skus', () => {
     await t.server.commerce.updateSku(t.app.id, a.id, { available: false });
     const guest = await t.guest();
     expect((await t.req('GET', `/applications/${t.app.id}/skus`, { token: guest.token })).body.map((s: { id: string }) => s.id)).toEqual([b.id]);
-    expect((await t.req('GET', `/applications/${t.app.id}/skus`, { token: t.app.botToken, bot: true })).body.length).toBe(2);
+    expect((await t.req('GET', `/applications/${t.app.id}/skus`, { token: t.app.botToken, bot: true })).body.length).toBe(3);
+    // A group is not bought, edited, or granted as a test entitlement on its own: 50057.
+    await expect(t.server.commerce.purchase(t.app.id, guest.userId, group)).rejects.toMatchObject({ status: 400, code: 50057 });
+    await expect(t.server.commerce.updateSku(t.app.id, group, { name: 'X' })).rejects.toMatchObject({ status: 400, code: 50057 });
+    const testGrant = await t.req('POST', `/applications/${t.app.id}/entitlements`, { token: t.app.botToken, bot: true, body: { sku_id: group, owner_id: guest.userId, owner_type: 2 } });
+    expect([testGrant.status, testGrant.body.code]).toEqual([400, 50057]);
+    expect((await t.req('GET', `/applications/${t.app.id}/entitlements`, { token: t.app.botToken, bot: true })).body).toEqual([]);
     const otherGuest = (await t.req('POST', '/partner-sdk/token', { body: { client_id: other.id, external_auth_type: 'DEVICE_ID', external_auth_token: 'o'.repeat(32) } })).body.access_token;
     const crossGame = await t.req('GET', `/applications/${t.app.id}/skus`, { token: otherGuest });
     expect([crossGame.status, crossGame.body.code]).toEqual([403, 50001]);
@@ -88,24 +98,29 @@ describe('developer portal: SKUs section', () => {
     const saved = await dev.post(`/developers/applications/${appId}/skus`, { csrf, name: 'Season Pass', type: 'subscription', price: '1299', billing_period_days: '90' });
     expect(saved.status).toBe(303);
     const skus = await t.server.commerce.listSkus(appId);
-    expect(skus).toEqual([expect.objectContaining({ name: 'Season Pass', type: 5, price: 1299, billing_period_days: 90 })]);
+    expect(skus).toEqual([expect.objectContaining({ name: 'Season Pass', type: 5, price: 1299, billing_period_days: 90 }), expect.objectContaining({ name: 'Season Pass', type: 6, slug: 'season-pass', price: 1299 })]);
     const list = await dev.get(`/developers/applications/${appId}/skus`);
     expect(list.status).toBe(200);
     expect(list.text).toContain(`data-sku-id="${skus[0]!.id}"`);
+    // The group follows its subscription: not listed for editing.
+    expect(list.text).not.toContain(`data-sku-id="${skus[1]!.id}"`);
     expect(list.text).toContain('12.99');
     expect(list.text).toContain('Test mode');
+    expect(list.text).toContain(`href="/app/store/${appId}"`);
 
     const bad = await dev.post(`/developers/applications/${appId}/skus`, { csrf, name: '', type: 'durable', price: 'ten' });
     expect(bad.status).toBe(400);
     expect(bad.text).toMatch(/name: Must be between 1 and 100 in length/);
     expect(bad.text).toMatch(/price: Price must be a whole number of cents/);
-    expect((await t.server.commerce.listSkus(appId)).length).toBe(1);
+    expect((await t.server.commerce.listSkus(appId)).length).toBe(2);
 
     // Edit: name, price and availability; an unavailable SKU cannot be bought (50057).
     const id = skus[0]!.id;
     const edited = await dev.post(`/developers/applications/${appId}/skus`, { csrf, action: 'update', sku_id: id, name: 'Season Pass II', price: '1499' });
     expect(edited.status).toBe(303);
     expect((await t.server.commerce.listSkus(appId))[0]).toMatchObject({ id, name: 'Season Pass II', price: 1499, flags: 256, slug: 'season-pass', type: 5 });
+    // Its group takes the new name and price, and stays off sale.
+    expect((await t.server.commerce.listSkus(appId))[1]).toMatchObject({ name: 'Season Pass II', price: 1499, flags: 256, slug: 'season-pass', type: 6 });
     const buyer = (await t.server.store.users.findOrCreateProvisional(appId, 'DEVICE_ID', 'sku-buyer', 'Buyer')).user.id;
     await expect(t.server.commerce.purchase(appId, buyer, id)).rejects.toMatchObject({ status: 400, code: 50057 });
     const listed = (await dev.get(`/developers/applications/${appId}/skus`)).text;

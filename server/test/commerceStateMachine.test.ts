@@ -2,7 +2,8 @@
 // PostgreSQL: buy, renew twice (no entitlement events), cancel, run out; the exact dispatches and
 // outbox rows at each step. Then the scheduler killed mid-run (inside a transaction, and after a
 // commit) and restarted on a fresh store repeats nothing and misses nothing, and two schedulers
-// running at once make each transition once.
+// running at once make each transition once. Deleting a test-mode subscription (through Delete Test
+// Entitlement) sends ENTITLEMENT_DELETE then SUBSCRIPTION_DELETE.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CommerceEvents, CommerceService, SubscriptionScheduler } from '../src/commerce/index.ts';
 import { LocalEventBus, userTopic } from '../src/events/EventBus.ts';
@@ -114,14 +115,46 @@ describe.each(databaseConfigs())('subscription state machine on $name', ({ confi
     expect(await sched.tick()).toBe(0);
     expect(take()).toEqual([]);
     expect(transitions).toEqual(['none->0', '0->0', '0->0', '0->2', '2->1']);
-    // Only ENTITLEMENT_CREATE goes to the webhook outbox.
-    expect((await outbox()).map((e) => e.type)).toEqual(['ENTITLEMENT_CREATE']);
+    // The webhook outbox has the purchase and the end (public webhook types ENTITLEMENT_CREATE and
+    // ENTITLEMENT_UPDATE, protocols.md 7; sent only to receivers subscribed to them); renewals add nothing.
+    expect((await outbox()).map((e) => e.type)).toEqual(['ENTITLEMENT_CREATE', 'ENTITLEMENT_UPDATE']);
+    expect((await outbox())[1]!.data).toEqual({ ...ent, ends_at: iso(end) });
     // The ended entitlement is left out by exclude_ended, kept otherwise.
     expect(await commerce.listEntitlements(appId, { userId: user, excludeEnded: true })).toEqual([]);
     expect((await commerce.listEntitlements(appId, { userId: user })).map((e) => e.ends_at)).toEqual([iso(end)]);
     // Cancelling an inactive subscription is refused and changes nothing.
     await expect(commerce.cancelSubscription(user, sub.id)).rejects.toMatchObject({ status: 400 });
     expect(take()).toEqual([]);
+  });
+
+  it('delete (a test-mode subscription, through Delete Test Entitlement): ENTITLEMENT_DELETE then SUBSCRIPTION_DELETE, the scheduler then leaves it alone', async () => {
+    const user = await buyer('tester');
+    const transitions: string[] = [];
+    commerce.machine.onStateChange = (_id, from, to) => transitions.push(`${from}->${to}`);
+    const bought = await commerce.purchase(appId, user, planId, { testMode: true });
+    const sub = bought.subscription!;
+    now = T0 + 10;
+    await commerce.cancelSubscription(user, sub.id);
+    take();
+    now = T0 + 20;
+    await commerce.deleteTestEntitlement(appId, bought.entitlement.id);
+    expect(take()).toEqual([
+      { t: 'ENTITLEMENT_DELETE', d: { ...bought.entitlement, type: 4, deleted: true } },
+      { t: 'SUBSCRIPTION_DELETE', d: { ...sub, status: 2, canceled_at: iso(T0 + 10), renewal_sku_ids: [] } },
+    ]);
+    expect(transitions).toEqual(['none->0', '0->2', '2->deleted']);
+    expect(await store.subscriptions.get(sub.id)).toBeUndefined();
+    now = T0 + 5 * P;
+    const sched = new SubscriptionScheduler(store, commerce.machine, new CommerceEvents(store, bus), clock, null);
+    expect(await sched.tick()).toBe(0);
+    expect(take()).toEqual([]);
+    // Deleted once: again is 10029 and nothing is sent. The outbox has the purchase and the delete.
+    await expect(commerce.deleteTestEntitlement(appId, bought.entitlement.id)).rejects.toMatchObject({ status: 404, code: 10029 });
+    expect(take()).toEqual([]);
+    expect(await outbox()).toEqual([
+      { type: 'ENTITLEMENT_CREATE', data: { ...bought.entitlement, type: 4 } },
+      { type: 'ENTITLEMENT_DELETE', data: { ...bought.entitlement, type: 4, deleted: true } },
+    ]);
   });
 
   it('racing purchases of one subscription by one user make one subscription; the others are refused (40074)', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/storage/database.ts';
 import { Store } from '../src/storage/Store.ts';
+import { m0015_subscription_groups } from '../src/storage/migrations/0015_subscription_groups.ts';
 import { cleanupTempDirs, databaseConfigs, dropTestSchemas } from './harness.ts';
 
 afterAll(async () => {
@@ -33,6 +34,22 @@ describe.each(databaseConfigs())('commerce storage on $name', ({ config }) => {
     const other = (await store.applications.create('Other')).id;
     expect((await store.skus.ofApplication(other)).length).toBe(0);
     expect((await store.skus.ofApplication(appId)).map((s) => s.id)).toEqual([a.id]);
+  });
+
+  it('a SUBSCRIPTION_GROUP shares its subscription\'s slug (migration 0015); slugs stay unique otherwise; the migration gives older subscriptions their group', async () => {
+    const sub = await sku('Pass', 5);
+    const group = await store.skus.create({ application_id: appId, type: 6, name: 'Pass', slug: 'pass', flags: 256, price: 199, billing_period_days: null });
+    expect((await store.skus.groupOf(sub))?.id).toBe(group.id);
+    await expect(store.skus.create({ application_id: appId, type: 6, name: 'Pass', slug: 'pass', flags: 256, price: 199, billing_period_days: null })).rejects.toThrow();
+    await expect(sku('Pass')).rejects.toThrow();
+    // A subscription SKU made before 0015 had no group: running the migration adds one, once.
+    const old = await sku('Old', 5);
+    expect(await store.skus.groupOf(old)).toBeUndefined();
+    await m0015_subscription_groups.up(store.database.db);
+    const made = await store.skus.groupOf(old);
+    expect(made).toMatchObject({ type: 6, name: 'Old', slug: 'old', flags: 0, price: 199, billing_period_days: null });
+    await m0015_subscription_groups.up(store.database.db);
+    expect((await store.skus.ofApplication(appId)).filter((s) => s.type === 6).map((s) => s.slug).sort()).toEqual(['old', 'pass']);
   });
 
   it('lists entitlements by the public filters, newest first, and pages by snowflake', async () => {

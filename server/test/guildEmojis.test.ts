@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs, startTestServer, tempDir, type TestServer } from './harness.ts';
 import { MAX_APPLICATION_EMOJIS } from '../src/guilds/EmojiService.ts';
 import { Permission } from '../src/guilds/permissions.ts';
 
@@ -8,6 +10,7 @@ let t: TestServer;
 type U = { userId: string; token: string };
 let owner: U;
 let alice: U;
+let dataDir: string;
 const PNG = `data:image/png;base64,${Buffer.from('\x89PNG\r\n\x1a\nfake-image-bytes').toString('base64')}`;
 
 async function user(name: string): Promise<U> {
@@ -16,7 +19,8 @@ async function user(name: string): Promise<U> {
 }
 
 beforeAll(async () => {
-  t = await startTestServer({ rateLimits: false });
+  dataDir = tempDir();
+  t = await startTestServer({ rateLimits: false, dataDir });
   owner = await user('Owner');
   alice = await user('Alice');
 });
@@ -84,3 +88,38 @@ describe('application emojis', () => {
     expect((await t.req('GET', `${base}/${made.body.id}`, bot)).body.code).toBe(10014);
   });
 });
+
+describe('emoji images', () => {
+  it('are stored like message attachments (the data folder\'s attachment store), served from there, and removed with the emoji', async () => {
+    const guild = (await t.req('POST', '/guilds', { token: owner.token, body: { name: 'Stored' } })).body;
+    const made = await t.req('POST', `/guilds/${guild.id}/emojis`, { token: owner.token, body: { name: 'stored_one', image: PNG } });
+    expect(made.status).toBe(201);
+    const file = join(dataDir, 'attachments', guild.id, made.body.id);
+    expect(readFileSync(file).toString()).toContain('fake-image-bytes');
+    // The row keeps only the content type, not the bytes.
+    const row = (await t.server.store.emojis.get(made.body.id))!;
+    expect(row.image).toBe('file:image/png');
+    const img = await fetch(`${t.server.url}/emojis/${made.body.id}.png`);
+    expect([img.status, img.headers.get('content-type')]).toEqual([200, 'image/png']);
+    expect(Buffer.from(await img.arrayBuffer()).toString()).toContain('fake-image-bytes');
+    // Application emojis too, keyed by the application.
+    const bot = { token: t.app.botToken, bot: true };
+    const appEmoji = await t.req('POST', `/applications/${t.app.id}/emojis`, { ...bot, body: { name: 'stored_app', image: PNG } });
+    const appFile = join(dataDir, 'attachments', t.app.id, appEmoji.body.id);
+    expect(existsSync(appFile)).toBe(true);
+    // Deleting removes the bytes; the CDN path is then 404.
+    expect((await t.req('DELETE', `/guilds/${guild.id}/emojis/${made.body.id}`, { token: owner.token })).status).toBe(204);
+    expect(existsSync(file)).toBe(false);
+    expect((await fetch(`${t.server.url}/emojis/${made.body.id}.png`)).status).toBe(404);
+    expect((await t.req('DELETE', `/applications/${t.app.id}/emojis/${appEmoji.body.id}`, bot)).status).toBe(204);
+    expect(existsSync(appFile)).toBe(false);
+    // A refused upload writes no file.
+    const before = existsSync(join(dataDir, 'attachments', guild.id)) ? readdirCount(join(dataDir, 'attachments', guild.id)) : 0;
+    expect((await t.req('POST', `/guilds/${guild.id}/emojis`, { token: alice.token, body: { name: 'not_a_member', image: PNG } })).status).toBe(403);
+    expect(existsSync(join(dataDir, 'attachments', guild.id)) ? readdirCount(join(dataDir, 'attachments', guild.id)) : 0).toBe(before);
+  });
+});
+
+function readdirCount(dir: string): number {
+  return readdirSync(dir).length;
+}

@@ -224,25 +224,63 @@ describe('members, bans, prune', () => {
     expect((await t.req('POST', `/invites/${inv.body.code}`, as(alice))).status).toBe(200);
   });
 
-  it('prune count matches the members prune removes (both need MANAGE_GUILD and KICK_MEMBERS)', async () => {
+  it('prune count matches the members prune removes: joined more than `days` ago, no roles but include_roles (a subset), both need MANAGE_GUILD and KICK_MEMBERS', async () => {
     const { guild, text } = await newGuild();
-    await join(guild.id, text.id, alice);
-    await join(guild.id, text.id, bob);
+    const carol = await userWithGuildsScope('Carol');
+    const dave = await userWithGuildsScope('Dave');
+    const eve = await userWithGuildsScope('Eve');
+    for (const u of [alice, bob, carol, dave, eve]) await join(guild.id, text.id, u);
     const keep = await t.req('POST', `/guilds/${guild.id}/roles`, { ...as(owner), body: { name: 'Keep' } });
+    const other = await t.req('POST', `/guilds/${guild.id}/roles`, { ...as(owner), body: { name: 'Other' } });
+    // alice: Keep; carol: Keep and Other (not a subset of include_roles=Keep); bob and dave: no roles.
     await t.req('PUT', `/guilds/${guild.id}/members/${alice.userId}/roles/${keep.body.id}`, as(owner));
-    // Members joined 10 days ago (we keep no activity record: tenure stands in for inactivity).
-    await t.server.store.database.db.updateTable('guild_members').set({ joined_at: Date.now() - 10 * 86_400_000 }).where('guild_id', '=', guild.id).execute();
-    expect((await t.req('GET', `/guilds/${guild.id}/prune?days=7`, as(owner))).body).toEqual({ pruned: 1 });
-    expect((await t.req('GET', `/guilds/${guild.id}/prune?days=7&include_roles=${keep.body.id}`, as(owner))).body).toEqual({ pruned: 2 });
+    await t.req('PUT', `/guilds/${guild.id}/members/${carol.userId}/roles/${keep.body.id}`, as(owner));
+    await t.req('PUT', `/guilds/${guild.id}/members/${carol.userId}/roles/${other.body.id}`, as(owner));
+    // Joined 10 days ago, all but eve (joined now; we keep no activity record: tenure stands in for inactivity).
+    await t.server.store.database.db.updateTable('guild_members').set({ joined_at: Date.now() - 10 * 86_400_000 }).where('guild_id', '=', guild.id).where('user_id', '!=', eve.userId).execute();
+    const members = async () => ((await t.req('GET', `/guilds/${guild.id}/members?limit=100`, as(owner))).body as any[]).map((m) => m.user.id).sort();
+    const everyone = await members();
+    expect(everyone.length).toBe(6);
+
+    // The count: bob and dave (no roles, 10 days); with include_roles=Keep also alice; never carol,
+    // eve (too recent) or the owner. days=30: nobody. Default days = 7.
+    expect((await t.req('GET', `/guilds/${guild.id}/prune?days=7`, as(owner))).body).toEqual({ pruned: 2 });
+    expect((await t.req('GET', `/guilds/${guild.id}/prune`, as(owner))).body).toEqual({ pruned: 2 });
+    expect((await t.req('GET', `/guilds/${guild.id}/prune?days=7&include_roles=${keep.body.id}`, as(owner))).body).toEqual({ pruned: 3 });
+    expect((await t.req('GET', `/guilds/${guild.id}/prune?days=7&include_roles=${keep.body.id},${other.body.id}`, as(owner))).body).toEqual({ pruned: 4 });
     expect((await t.req('GET', `/guilds/${guild.id}/prune?days=30`, as(owner))).body).toEqual({ pruned: 0 });
-    const begun = await t.req('POST', `/guilds/${guild.id}/prune`, { ...as(owner), body: { days: 7 } });
-    expect(begun.body).toEqual({ pruned: 1 });
-    expect((await t.req('GET', `/guilds/${guild.id}/members/${bob.userId}`, as(owner))).body.code).toBe(10007);
-    expect((await t.req('GET', `/guilds/${guild.id}/members/${alice.userId}`, as(owner))).status).toBe(200);
-    // KICK_MEMBERS alone is not enough.
-    const kickOnly = await t.req('POST', `/guilds/${guild.id}/roles`, { ...as(owner), body: { name: 'Kick', permissions: Permission.KickMembers.toString() } });
-    await t.req('PUT', `/guilds/${guild.id}/members/${alice.userId}/roles/${kickOnly.body.id}`, as(owner));
-    expect((await t.req('GET', `/guilds/${guild.id}/prune`, as(alice))).body.code).toBe(50013);
+
+    // Refusals write nothing: bad days (50035), an unknown role in include_roles (10011).
+    for (const days of [0, 31]) {
+      const r = await t.req('POST', `/guilds/${guild.id}/prune`, { ...as(owner), body: { days } });
+      expect([r.status, r.body.code]).toEqual([400, 50035]);
+      expect((await t.req('GET', `/guilds/${guild.id}/prune?days=${days}`, as(owner))).body.code).toBe(50035);
+    }
+    const unknownRole = await t.req('POST', `/guilds/${guild.id}/prune`, { ...as(owner), body: { days: 7, include_roles: ['123456789012345678'] } });
+    expect([unknownRole.status, unknownRole.body.code]).toEqual([404, 10011]);
+    // KICK_MEMBERS alone, or MANAGE_GUILD alone, is not enough for either route (50013, nothing removed).
+    const helper = await userWithGuildsScope('Helper');
+    await join(guild.id, text.id, helper);
+    for (const bits of [Permission.KickMembers, Permission.ManageGuild]) {
+      const role = await t.req('POST', `/guilds/${guild.id}/roles`, { ...as(owner), body: { name: 'Partial', permissions: bits.toString() } });
+      await t.req('PUT', `/guilds/${guild.id}/members/${helper.userId}/roles/${role.body.id}`, as(owner));
+      expect((await t.req('GET', `/guilds/${guild.id}/prune`, as(helper))).body.code).toBe(50013);
+      const refused = await t.req('POST', `/guilds/${guild.id}/prune`, { ...as(helper), body: { days: 7 } });
+      expect([refused.status, refused.body.code]).toEqual([403, 50013]);
+      await t.req('DELETE', `/guilds/${guild.id}/members/${helper.userId}/roles/${role.body.id}`, as(owner));
+    }
+    expect(await members()).toEqual([...everyone, helper.userId].sort());
+
+    // Begin prune with the same parameters removes exactly the counted members.
+    const counted = (await t.req('GET', `/guilds/${guild.id}/prune?days=7&include_roles=${keep.body.id}`, as(owner))).body.pruned;
+    const begun = await t.req('POST', `/guilds/${guild.id}/prune`, { ...as(owner), body: { days: 7, include_roles: [keep.body.id] } });
+    expect(begun.body).toEqual({ pruned: counted });
+    expect(await members()).toEqual([owner.userId, carol.userId, eve.userId, helper.userId].sort());
+    // compute_prune_count: false answers pruned: null (the public shape for large guilds).
+    await t.server.store.database.db.updateTable('guild_members').set({ joined_at: Date.now() - 10 * 86_400_000 }).where('guild_id', '=', guild.id).where('user_id', '=', eve.userId).execute();
+    const quiet = await t.req('POST', `/guilds/${guild.id}/prune`, { ...as(owner), body: { days: 7, compute_prune_count: false } });
+    expect([quiet.status, quiet.body]).toEqual([200, { pruned: null }]);
+    expect(await members()).toEqual([owner.userId, carol.userId, helper.userId].sort());
   });
 });
 

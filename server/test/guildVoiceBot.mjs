@@ -28,6 +28,9 @@ connection.on('debug', (m) => {
   if (/error|close|dave|session description|ready/i.test(m) && !/token/i.test(m)) say('debug', { message: String(m).slice(0, 300) });
 });
 connection.on('error', (e) => say('error', { message: String(e?.message ?? e) }));
+// Every status change, with the channel: a move (Modify Guild Member channel_id) shows as
+// Disconnected (4014) then Connecting and Ready in the new channel.
+connection.on('stateChange', (from, to) => say('state', { from: from.status, to: to.status, channel: connection.joinConfig.channelId, ...(to.closeCode ? { closeCode: to.closeCode } : {}) }));
 await entersState(connection, VoiceConnectionStatus.Ready, 120_000);
 say('voice-ready', { dave: connection.state.networking?.state?.dave ? true : undefined });
 

@@ -169,4 +169,34 @@ describe('guild voice with @discordjs/voice over wss', () => {
     expect(call.isE2eeReady()).toBe(true);
     if (process.env.GUILD_VOICE_DEBUG) console.log(JSON.stringify(botLines, null, 1), t.server.voice.relayOf(channelId)?.stats);
   }, 300_000);
+
+  it('moved by the owner (Modify Guild Member channel_id), @discordjs/voice follows to the new channel and back, and the tone is heard again', async () => {
+    const botUserId = (await t.server.store.applications.get(t.app.id))!.bot_user_id;
+    const services = guildServicesFor(t.server.store, undefined as never);
+    const second = await services.guilds.createChannel(listenerId, guildId, { name: 'Second', type: 2 });
+    const agent = new Agent({ connect: { ca } });
+    const ownerToken = await t.server.store.tokens.issue(listenerId, t.app.id, ['identify', 'guilds'], 3600);
+    const move = async (to: string) => {
+      const r = await undiciFetch(`${t.server.url}/api/v10/guilds/${guildId}/members/${botUserId}`, { method: 'PATCH', headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ channel_id: to }), dispatcher: agent });
+      expect(r.status).toBe(200);
+    };
+    const readyIn = (channel: string, after: number) => () => botLines.slice(after).some((l) => l.event === 'state' && l.to === 'ready' && l.channel === channel);
+
+    let mark = botLines.length;
+    await move(second.id);
+    await waitFor(readyIn(second.id, mark), 'the bot Ready in the second channel', 120_000);
+    // The new VOICE_SERVER_UPDATE usually arrives before the old socket's 4014 close: the library
+    // then goes from Ready straight to Connecting with the new token (guildVoiceModeration checks the 4014).
+    expect(t.server.voice.states.guildVoiceState(guildId, botUserId)).toMatchObject({ channel_id: second.id });
+
+    // Back to the listener's channel: the tone comes through again (fresh samples only).
+    mark = botLines.length;
+    await move(channelId);
+    await waitFor(readyIn(channelId, mark), 'the bot Ready back in the first channel', 120_000);
+    received.delete(botUserId);
+    await waitFor(() => {
+      const s = lastSamples(botUserId, 50);
+      return s.length >= 48_000 && Math.abs(peak(s) - TONE_HZ) <= 10;
+    }, 'the tone after the move back', 120_000);
+  }, 300_000);
 });

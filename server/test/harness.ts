@@ -118,8 +118,12 @@ export class RawGateway {
     return (await this.next((f) => f.t === 'READY')).d;
   }
 
-  /** Waits for the first recorded frame matching `pred` (already received or future). */
-  async next(pred: (f: any) => boolean, timeoutMs = 5000): Promise<any> {
+  /**
+   * Waits for the first recorded frame matching `pred` (already received or future). 15 s by
+   * default: a frame waited for here is one that must come, and on a loaded 2-core machine 5 s
+   * was not enough (scaleOut failed once at load 23).
+   */
+  async next(pred: (f: any) => boolean, timeoutMs = 15_000): Promise<any> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.frames.find(pred);

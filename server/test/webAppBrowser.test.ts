@@ -9,16 +9,15 @@
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../tools/testing/chromium.ts';
 import { build } from '../web/build.mjs';
 import { channelTree, type GuildChannel } from '../web/src/model/channels.ts';
 import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
+import { RESULTS, signUpFromLogin } from './webAppSignUp.ts';
 
-const RESULTS = join(resolve(fileURLToPath(new URL('../../', import.meta.url))), 'test-results');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
@@ -63,15 +62,6 @@ async function watchedPage(context: BrowserContext): Promise<Page> {
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(RESULTS, name) });
-}
-
-async function signUpFromLogin(page: Page, login: string, name: string): Promise<void> {
-  expect(new URL(page.url()).pathname).toBe('/login');
-  await page.click('a[href^="/signup"]');
-  await page.fill('#login', login);
-  await page.fill('#display_name', name);
-  await page.fill('#password', 'correct horse battery');
-  await page.click('#sign-up');
 }
 
 async function expectNoHorizontalOverflow(page: Page): Promise<void> {

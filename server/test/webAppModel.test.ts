@@ -88,7 +88,11 @@ describe('routes', () => {
 describe('wire numbers', () => {
   it('match discord-api-types', () => {
     expect(Op).toEqual({ Dispatch: GatewayOpcodes.Dispatch, Heartbeat: GatewayOpcodes.Heartbeat, Identify: GatewayOpcodes.Identify, Reconnect: GatewayOpcodes.Reconnect, InvalidSession: GatewayOpcodes.InvalidSession, Hello: GatewayOpcodes.Hello });
-    expect(Intent).toEqual({ Guilds: GatewayIntentBits.Guilds, GuildMembers: GatewayIntentBits.GuildMembers, GuildInvites: GatewayIntentBits.GuildInvites, GuildVoiceStates: GatewayIntentBits.GuildVoiceStates });
+    expect(Intent).toEqual({
+      Guilds: GatewayIntentBits.Guilds, GuildMembers: GatewayIntentBits.GuildMembers, GuildInvites: GatewayIntentBits.GuildInvites, GuildVoiceStates: GatewayIntentBits.GuildVoiceStates,
+      GuildMessages: GatewayIntentBits.GuildMessages, GuildMessageReactions: GatewayIntentBits.GuildMessageReactions, GuildMessageTyping: GatewayIntentBits.GuildMessageTyping,
+      DirectMessages: GatewayIntentBits.DirectMessages, DirectMessageReactions: GatewayIntentBits.DirectMessageReactions, DirectMessageTyping: GatewayIntentBits.DirectMessageTyping,
+    });
     expect(Channel).toEqual({ GuildText: ChannelType.GuildText, GuildVoice: ChannelType.GuildVoice, GuildCategory: ChannelType.GuildCategory, GuildAnnouncement: ChannelType.GuildAnnouncement, GuildStageVoice: ChannelType.GuildStageVoice });
   });
 });

@@ -75,6 +75,13 @@ describe('the /app page', () => {
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toContain('text/javascript');
     expect((await js.text()).length).toBeGreaterThan(1000);
+    // Revalidation (cache-control no-cache) answers 304 while the file is unchanged.
+    const etag = js.headers.get('etag');
+    expect(etag).toMatch(/^"[\w-]{27}"$/);
+    const again = await fetch(`${origin}/app/assets/app.js`, { headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    expect((await fetch(`${origin}/app/assets/app.js`, { headers: { 'if-none-match': '"stale"' } })).status).toBe(200);
     expect((await fetch(`${origin}/app/assets/app.css`)).headers.get('content-type')).toContain('text/css');
     for (const bad of ['app.js.map', '..%2F..%2Fpackage.json', '%2e%2e%2fbuild.mjs', 'index.html']) {
       expect([bad, (await fetch(`${origin}/app/assets/${bad}`)).status]).toEqual([bad, 404]);

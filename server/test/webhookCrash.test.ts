@@ -64,13 +64,13 @@ function killHard(node: Node): Promise<void> {
  * only when its earlier attempt got no 2xx, or when the node that got the 2xx was killed before
  * it could record it.
  */
-async function crashRun(database: DatabaseConfig, nodeCount: number): Promise<void> {
+async function crashRun(database: DatabaseConfig, nodeCount: number, maxInFlight = 1): Promise<void> {
   const receiver = await WebhookReceiver.start();
   receiver.respond = () => (Math.random() < 0.1 ? 500 : 204);
   const dataDir = tempDir();
   // The real 3 s answer deadline (a lease outlasts three of them); fast backoff so the 10% failures
   // (each holding the queue back until its retry) do not stretch the run.
-  const webhooks = { allowLoopback: true, backoffBaseMs: 5, backoffMaxMs: 50, pollIntervalMs: 25, timeoutMs: 3000, leaseMs: 9000 };
+  const webhooks = { allowLoopback: true, backoffBaseMs: 5, backoffMaxMs: 50, pollIntervalMs: 25, timeoutMs: 3000, leaseMs: 9000, maxInFlight };
   const t0 = Date.now();
   // The application and its key come first, so the receiver can verify the PING of the first node.
   const setup = new Store(await openDatabase(database));
@@ -218,5 +218,9 @@ describe('webhook delivery survives kill -9', () => {
 
   it('PostgreSQL, two nodes: 2,000 events, 3 kills, 10% receiver failures: none lost, each delivered by one node', async () => {
     await crashRun(databaseConfigs().find((c) => c.name === 'postgres')!.config(), 2);
+  }, 420_000);
+
+  it('SQLite, one node, 8 requests in flight per application (webhooks.maxInFlight): none lost, no 2xx sent again', async () => {
+    await crashRun({ dialect: 'sqlite', file: join(tempDir(), 'crash-window.sqlite') }, 1, 8);
   }, 420_000);
 });

@@ -11,20 +11,25 @@ export class ActivityButton {
   #label = '';
   #url = '';
 
+  /** The button's text. */
   label(): string {
     return this.#label;
   }
+  /** Sets what `label()` returns. */
   setLabel(label: string): void {
     this.#label = label;
   }
+  /** What the button opens. */
   url(): string {
     return this.#url;
   }
+  /** Sets what `url()` returns. */
   setUrl(url: string): void {
     this.#url = url;
   }
 }
 
+/** The images of a rich presence activity (large and small, with hover texts and links). */
 export class ActivityAssets {
   #largeImage: string | undefined;
   #largeText: string | undefined;
@@ -38,6 +43,7 @@ export class ActivityAssets {
   largeImage(): string | undefined {
     return this.#largeImage;
   }
+  /** Sets what `largeImage()` returns. */
   setLargeImage(value: string | undefined): void {
     this.#largeImage = value;
   }
@@ -45,6 +51,7 @@ export class ActivityAssets {
   largeText(): string | undefined {
     return this.#largeText;
   }
+  /** Sets what `largeText()` returns. */
   setLargeText(value: string | undefined): void {
     this.#largeText = value;
   }
@@ -52,18 +59,23 @@ export class ActivityAssets {
   largeUrl(): string | undefined {
     return this.#largeUrl;
   }
+  /** Sets what `largeUrl()` returns. */
   setLargeUrl(value: string | undefined): void {
     this.#largeUrl = value;
   }
+  /** The small image (an asset key or a URL), shown over the large one. */
   smallImage(): string | undefined {
     return this.#smallImage;
   }
+  /** Sets what `smallImage()` returns. */
   setSmallImage(value: string | undefined): void {
     this.#smallImage = value;
   }
+  /** The small image's hover text. */
   smallText(): string | undefined {
     return this.#smallText;
   }
+  /** Sets what `smallText()` returns. */
   setSmallText(value: string | undefined): void {
     this.#smallText = value;
   }
@@ -71,6 +83,7 @@ export class ActivityAssets {
   smallUrl(): string | undefined {
     return this.#smallUrl;
   }
+  /** Sets what `smallUrl()` returns. */
   setSmallUrl(value: string | undefined): void {
     this.#smallUrl = value;
   }
@@ -78,11 +91,13 @@ export class ActivityAssets {
   inviteCoverImage(): string | undefined {
     return this.#inviteCoverImage;
   }
+  /** Sets what `inviteCoverImage()` returns. */
   setInviteCoverImage(value: string | undefined): void {
     this.#inviteCoverImage = value;
   }
 }
 
+/** When a rich presence activity started and ends (ms since the epoch; 0 for unset). */
 export class ActivityTimestamps {
   #start = 0;
   #end = 0;
@@ -91,6 +106,7 @@ export class ActivityTimestamps {
   start(): number {
     return this.#start;
   }
+  /** Sets what `start()` returns. */
   setStart(value: number): void {
     this.#start = value;
   }
@@ -98,11 +114,13 @@ export class ActivityTimestamps {
   end(): number {
     return this.#end;
   }
+  /** Sets what `end()` returns. */
   setEnd(value: number): void {
     this.#end = value;
   }
 }
 
+/** The party of a rich presence activity: its ID, size and privacy; friends can join while it has room. */
 export class ActivityParty {
   #id = '';
   #currentSize = 0;
@@ -113,12 +131,15 @@ export class ActivityParty {
   id(): string {
     return this.#id;
   }
+  /** Sets what `id()` returns. */
   setId(value: string): void {
     this.#id = value;
   }
+  /** How many are in the party. */
   currentSize(): number {
     return this.#currentSize;
   }
+  /** Sets what `currentSize()` returns. */
   setCurrentSize(value: number): void {
     this.#currentSize = value;
   }
@@ -126,17 +147,21 @@ export class ActivityParty {
   maxSize(): number {
     return this.#maxSize;
   }
+  /** Sets what `maxSize()` returns. */
   setMaxSize(value: number): void {
     this.#maxSize = value;
   }
+  /** Who may see and join the party (`ActivityPartyPrivacy`). */
   privacy(): ActivityPartyPrivacy {
     return this.#privacy;
   }
+  /** Sets what `privacy()` returns. */
   setPrivacy(value: ActivityPartyPrivacy): void {
     this.#privacy = value;
   }
 }
 
+/** The secrets of a rich presence activity: the join secret invites carry. */
 export class ActivitySecrets {
   #join = '';
 
@@ -144,11 +169,13 @@ export class ActivitySecrets {
   join(): string {
     return this.#join;
   }
+  /** Sets what `join()` returns. */
   setJoin(value: string): void {
     this.#join = value;
   }
 }
 
+/** A rich presence activity (spec `Activity`): what a player is doing, shown to friends; set it with `client.updateRichPresence`. */
 export class Activity {
   #name = '';
   #type: ActivityTypes = ActivityTypes.Playing;
@@ -170,6 +197,7 @@ export class Activity {
   name(): string {
     return this.#name;
   }
+  /** Sets what `name()` returns. */
   setName(value: string): void {
     this.#name = value;
   }
@@ -177,6 +205,7 @@ export class Activity {
   type(): ActivityTypes {
     return this.#type;
   }
+  /** Sets what `type()` returns. */
   setType(value: ActivityTypes): void {
     this.#type = value;
   }
@@ -184,6 +213,7 @@ export class Activity {
   statusDisplayType(): StatusDisplayTypes | undefined {
     return this.#statusDisplayType;
   }
+  /** Sets what `statusDisplayType()` returns. */
   setStatusDisplayType(value: StatusDisplayTypes | undefined): void {
     this.#statusDisplayType = value;
   }
@@ -191,6 +221,7 @@ export class Activity {
   state(): string | undefined {
     return this.#state;
   }
+  /** Sets what `state()` returns. */
   setState(value: string | undefined): void {
     this.#state = value;
   }
@@ -198,6 +229,7 @@ export class Activity {
   stateUrl(): string | undefined {
     return this.#stateUrl;
   }
+  /** Sets what `stateUrl()` returns. */
   setStateUrl(value: string | undefined): void {
     this.#stateUrl = value;
   }
@@ -205,6 +237,7 @@ export class Activity {
   details(): string | undefined {
     return this.#details;
   }
+  /** Sets what `details()` returns. */
   setDetails(value: string | undefined): void {
     this.#details = value;
   }
@@ -212,6 +245,7 @@ export class Activity {
   detailsUrl(): string | undefined {
     return this.#detailsUrl;
   }
+  /** Sets what `detailsUrl()` returns. */
   setDetailsUrl(value: string | undefined): void {
     this.#detailsUrl = value;
   }
@@ -219,36 +253,47 @@ export class Activity {
   applicationId(): string | undefined {
     return this.#applicationId;
   }
+  /** Sets what `applicationId()` returns. */
   setApplicationId(value: string | undefined): void {
     this.#applicationId = value;
   }
+  /** The parent application, for an application that is a child of another. */
   parentApplicationId(): string | undefined {
     return this.#parentApplicationId;
   }
+  /** Sets what `parentApplicationId()` returns. */
   setParentApplicationId(value: string | undefined): void {
     this.#parentApplicationId = value;
   }
+  /** The activity's images, if any. */
   assets(): ActivityAssets | undefined {
     return this.#assets;
   }
+  /** Sets what `assets()` returns. */
   setAssets(value: ActivityAssets | undefined): void {
     this.#assets = value;
   }
+  /** When the activity started and ends, if set. */
   timestamps(): ActivityTimestamps | undefined {
     return this.#timestamps;
   }
+  /** Sets what `timestamps()` returns. */
   setTimestamps(value: ActivityTimestamps | undefined): void {
     this.#timestamps = value;
   }
+  /** The party friends can join, if any. */
   party(): ActivityParty | undefined {
     return this.#party;
   }
+  /** Sets what `party()` returns. */
   setParty(value: ActivityParty | undefined): void {
     this.#party = value;
   }
+  /** The join secret, if any. */
   secrets(): ActivitySecrets | undefined {
     return this.#secrets;
   }
+  /** Sets what `secrets()` returns. */
   setSecrets(value: ActivitySecrets | undefined): void {
     this.#secrets = value;
   }
@@ -256,6 +301,7 @@ export class Activity {
   supportedPlatforms(): number {
     return this.#supportedPlatforms;
   }
+  /** Sets what `supportedPlatforms()` returns. */
   setSupportedPlatforms(value: number): void {
     this.#supportedPlatforms = value;
   }
@@ -263,6 +309,7 @@ export class Activity {
   addButton(button: ActivityButton): void {
     this.#buttons.push(button);
   }
+  /** The activity's buttons (label and URL), at most two. */
   getButtons(): ActivityButton[] {
     return [...this.#buttons];
   }

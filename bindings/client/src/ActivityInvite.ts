@@ -54,9 +54,11 @@ export class ActivityInvite {
     return this.#steamAppId === undefined ? undefined : `steam://run/${this.#steamAppId}`;
   }
 
+  /** The user who sent the invite (or the join request). */
   senderId(): string {
     return this.#senderId;
   }
+  /** Sets what `senderId()` returns. */
   setSenderId(value: string): void {
     this.#senderId = value;
   }
@@ -64,6 +66,7 @@ export class ActivityInvite {
   channelId(): string {
     return this.#channelId;
   }
+  /** Sets what `channelId()` returns. */
   setChannelId(value: string): void {
     this.#channelId = value;
   }
@@ -71,6 +74,7 @@ export class ActivityInvite {
   messageId(): string {
     return this.#messageId;
   }
+  /** Sets what `messageId()` returns. */
   setMessageId(value: string): void {
     this.#messageId = value;
   }
@@ -78,6 +82,7 @@ export class ActivityInvite {
   type(): ActivityActionTypes {
     return this.#type;
   }
+  /** Sets what `type()` returns. */
   setType(value: ActivityActionTypes): void {
     this.#type = value;
   }
@@ -85,18 +90,23 @@ export class ActivityInvite {
   applicationId(): string {
     return this.#applicationId;
   }
+  /** Sets what `applicationId()` returns. */
   setApplicationId(value: string): void {
     this.#applicationId = value;
   }
+  /** The parent application of the invite's application, if any. */
   parentApplicationId(): string {
     return this.#parentApplicationId;
   }
+  /** Sets what `parentApplicationId()` returns. */
   setParentApplicationId(value: string): void {
     this.#parentApplicationId = value;
   }
+  /** The party the invite is for. */
   partyId(): string {
     return this.#partyId;
   }
+  /** Sets what `partyId()` returns. */
   setPartyId(value: string): void {
     this.#partyId = value;
   }
@@ -104,6 +114,7 @@ export class ActivityInvite {
   sessionId(): string {
     return this.#sessionId;
   }
+  /** Sets what `sessionId()` returns. */
   setSessionId(value: string): void {
     this.#sessionId = value;
   }
@@ -111,6 +122,7 @@ export class ActivityInvite {
   isValid(): boolean {
     return this.#isValid && (this.#createdAt === 0 || Date.now() - this.#createdAt <= 6 * 60 * 60 * 1000);
   }
+  /** Sets what `isValid()` returns. */
   setIsValid(value: boolean): void {
     this.#isValid = value;
   }

@@ -33,6 +33,10 @@ import type { ClientEventName, ClientEvents, Unsubscribe } from './events.ts';
 import { GatewaySession } from './GatewaySession.ts';
 import { HttpApi } from './HttpApi.ts';
 import { Lobbies } from './lobbies/Lobbies.ts';
+import { LinkedChannels, type ProvisionalUserMergeRequiredCallback } from './lobbies/LinkedChannels.ts';
+import type { GuildChannel, GuildMinimal } from './lobbies/linkedChannelTypes.ts';
+import type { ChannelHandle } from './ChannelHandle.ts';
+import { popupPageOpener } from './auth/authorizeFlow.ts';
 import type { LobbyHandle } from './LobbyHandle.ts';
 import { Logger, type LogCallback } from './Logger.ts';
 import type { MessageHandle } from './MessageHandle.ts';
@@ -84,6 +88,8 @@ export class Client {
   private hadReady = false;
   /** Lobbies and lobby messages (src/lobbies/). */
   private readonly lobbies: Lobbies;
+  /** Linked channels, the SDK's guild surface, channel handles (src/lobbies/LinkedChannels.ts, issue 12). */
+  private readonly linked: LinkedChannels;
   /** Relationships, presence, invites and direct messages (src/social/). */
   private readonly social: Social;
   /** User objects, lookups, friend search, the desktop session's user (src/users/). */
@@ -160,6 +166,16 @@ export class Client {
       rememberUser: (user, announce) => this.users.remember(user, announce),
       voice: this.voice,
     });
+    this.linked = new LinkedChannels({
+      http: this.http,
+      state: this.state,
+      logger: this.logger,
+      webBase: () => this.webBase,
+      opener: () => this.auth.pageOpener ?? (typeof (globalThis as { window?: unknown }).window !== 'undefined' ? popupPageOpener : undefined),
+      requireSession: (operation) => this.requireSession(operation),
+      isProvisional: () => this.getCurrentUserV2()?.isProvisional === true,
+      applyLobby: (lobby) => this.lobbies.applyRestLobby(lobby),
+    });
     this.session = new GatewaySession(
       {
         token: () => this.http.token,
@@ -181,10 +197,12 @@ export class Client {
 
   // ---- statics ----------------------------------------------------------------------------
 
+  /** The name of a `ClientStatus` value (spec `Client::StatusToString`). */
   static statusToString(status: ClientStatus): string {
     return statusToString(status);
   }
 
+  /** The name of a `ClientError` value (spec `Client::ErrorToString`). */
   static errorToString(error: ClientError): string {
     return errorToString(error);
   }
@@ -283,30 +301,39 @@ export class Client {
     this.platform.setGameWindowPid(pid);
   }
 
+  /** Spec shim: one listener for `statusChanged` (null removes it); `on` allows several. */
   setStatusChangedCallback(callback: ClientEvents['statusChanged'] | null): void {
     this.setCallback('statusChanged', callback);
   }
+  /** Spec shim: one listener for `lobbyCreated` (null removes it). */
   setLobbyCreatedCallback(callback: ClientEvents['lobbyCreated'] | null): void {
     this.setCallback('lobbyCreated', callback);
   }
+  /** Spec shim: one listener for `lobbyDeleted` (null removes it). */
   setLobbyDeletedCallback(callback: ClientEvents['lobbyDeleted'] | null): void {
     this.setCallback('lobbyDeleted', callback);
   }
+  /** Spec shim: one listener for `lobbyUpdated` (null removes it). */
   setLobbyUpdatedCallback(callback: ClientEvents['lobbyUpdated'] | null): void {
     this.setCallback('lobbyUpdated', callback);
   }
+  /** Spec shim: one listener for `lobbyMemberAdded` (null removes it). */
   setLobbyMemberAddedCallback(callback: ClientEvents['lobbyMemberAdded'] | null): void {
     this.setCallback('lobbyMemberAdded', callback);
   }
+  /** Spec shim: one listener for `lobbyMemberRemoved` (null removes it). */
   setLobbyMemberRemovedCallback(callback: ClientEvents['lobbyMemberRemoved'] | null): void {
     this.setCallback('lobbyMemberRemoved', callback);
   }
+  /** Spec shim: one listener for `lobbyMemberUpdated` (null removes it). */
   setLobbyMemberUpdatedCallback(callback: ClientEvents['lobbyMemberUpdated'] | null): void {
     this.setCallback('lobbyMemberUpdated', callback);
   }
+  /** Spec shim: one listener for `messageCreated` (null removes it). */
   setMessageCreatedCallback(callback: ClientEvents['messageCreated'] | null): void {
     this.setCallback('messageCreated', callback);
   }
+  /** Spec shim: one listener for `userUpdated` (null removes it). */
   setUserUpdatedCallback(callback: ClientEvents['userUpdated'] | null): void {
     this.setCallback('userUpdated', callback);
   }
@@ -321,10 +348,12 @@ export class Client {
 
   // ---- configuration ----------------------------------------------------------------------
 
+  /** The application (client) ID in use: the one set, else the one READY named. */
   getApplicationId(): string | undefined {
     return this.applicationId;
   }
 
+  /** Sets the application (client) ID the client authorizes and connects for. */
   setApplicationId(applicationId: string): void {
     this.applicationId = checkSnowflake(applicationId, 'applicationId');
   }
@@ -408,6 +437,7 @@ export class Client {
     return this.auth.authorize(args);
   }
 
+  /** Cancels an `authorize` in progress; it rejects. */
   abortAuthorize(): void {
     this.auth.abortAuthorize();
   }
@@ -422,16 +452,19 @@ export class Client {
     this.auth.deviceScreen = screen ?? undefined;
   }
 
+  /** Exchanges an authorization code (with its PKCE verifier and redirect URI) for an access and refresh token. */
   getToken(applicationId: string, code: string, codeVerifier: string, redirectUri: string): Promise<TokenExchangeResult> {
     this.ensureAlive();
     return this.auth.getToken(applicationId, code, codeVerifier, redirectUri);
   }
 
+  /** The device flow (RFC 8628): shows a code for the player to enter elsewhere, resolves with a token once they approve. */
   getTokenFromDevice(args: DeviceAuthorizationArgs): Promise<TokenExchangeResult> {
     this.ensureAlive();
     return this.auth.getTokenFromDevice(args);
   }
 
+  /** Cancels a `getTokenFromDevice` in progress; it rejects. */
   abortGetTokenFromDevice(): void {
     this.auth.abortGetTokenFromDevice();
   }
@@ -442,6 +475,7 @@ export class Client {
     return this.auth.getTokenFromProvisionalMerge(applicationId, code, codeVerifier, redirectUri, externalAuthType, externalAuthToken);
   }
 
+  /** The device flow, merging the provisional (guest) account named by the external token into the account that signs in. */
   getTokenFromDeviceProvisionalMerge(args: DeviceAuthorizationArgs, externalAuthType: AuthenticationExternalAuthType, externalAuthToken: string): Promise<TokenExchangeResult> {
     this.ensureAlive();
     return this.auth.getTokenFromDeviceProvisionalMerge(args, externalAuthType, externalAuthToken);
@@ -459,11 +493,13 @@ export class Client {
     return this.auth.revokeToken(applicationId, token);
   }
 
+  /** Exchanges a parent application's token for a token of one of its child applications. */
   exchangeChildToken(parentApplicationToken: string, childApplicationId: string): Promise<ChildTokenResult> {
     this.ensureAlive();
     return this.auth.exchangeChildToken(parentApplicationToken, childApplicationId);
   }
 
+  /** Splits a merged account: the external identity becomes a provisional account of its own again. */
   unmergeIntoProvisionalAccount(applicationId: string, externalAuthType: AuthenticationExternalAuthType, externalAuthToken: string): Promise<void> {
     this.ensureAlive();
     return this.auth.unmergeIntoProvisionalAccount(applicationId, externalAuthType, externalAuthToken);
@@ -478,6 +514,7 @@ export class Client {
     this.authorizeRequestCallback = callback;
   }
 
+  /** Removes the listener `registerAuthorizeRequestCallback` set. */
   removeAuthorizeRequestCallback(): void {
     this.authorizeRequestCallback = null;
   }
@@ -513,6 +550,7 @@ export class Client {
 
   // ---- connection -------------------------------------------------------------------------
 
+  /** The connection status (`ClientStatus`: Disconnected, Connecting, Connected, Ready, Reconnecting, Disconnecting, HttpWait). */
   getStatus(): ClientStatus {
     return this.session.status;
   }
@@ -600,6 +638,7 @@ export class Client {
 
   // ---- lobbies (src/lobbies/) -------------------------------------------------------------
 
+  /** Joins the lobby with this secret, creating it when none exists; resolves with the lobby ID. */
   createOrJoinLobby(secret: string): Promise<string> {
     return this.lobbies.createOrJoin(secret);
   }
@@ -609,10 +648,12 @@ export class Client {
     return this.lobbies.createOrJoin(secret, lobbyMetadata, memberMetadata);
   }
 
+  /** Leaves the lobby. */
   leaveLobby(lobbyId: string): Promise<void> {
     return this.lobbies.leaveLobby(lobbyId);
   }
 
+  /** A live view of a lobby this user is in, or undefined. */
   getLobbyHandle(lobbyId: string): LobbyHandle | undefined {
     return this.lobbies.getLobbyHandle(lobbyId);
   }
@@ -622,12 +663,75 @@ export class Client {
     return this.lobbies.getLobbyIds();
   }
 
+  // ---- linked channels (src/lobbies/LinkedChannels.ts) -------------------------------------
+
+  /** The guilds the user is in (GuildMinimal: id, name). */
+  getUserGuilds(): Promise<GuildMinimal[]> {
+    return this.alive(() => this.linked.getUserGuilds());
+  }
+
+  /** A guild's channels the user can view, by position, with isLinkable and linkedLobby. */
+  getGuildChannels(guildId: string): Promise<GuildChannel[]> {
+    return this.alive(() => this.linked.getGuildChannels(guildId));
+  }
+
+  /** Links a lobby to a guild text channel (needs the CanLinkLobby member flag); messages then copy both ways. */
+  linkChannelToLobby(lobbyId: string, channelId: string): Promise<void> {
+    return this.alive(() => this.linked.linkChannelToLobby(lobbyId, channelId));
+  }
+
+  /** Any CanLinkLobby member may unlink; no guild permission needed. */
+  unlinkChannelFromLobby(lobbyId: string): Promise<void> {
+    return this.alive(() => this.linked.unlinkChannelFromLobby(lobbyId));
+  }
+
+  /**
+   * Invites the user to the linked channel's guild (single use, one hour) and resolves with the
+   * URL (opened in the web app where a page opener exists). Provisional users: the callback asks
+   * the game to merge; call provisionalUserMergeCompleted(success) to continue.
+   */
+  joinLinkedLobbyGuild(lobbyId: string, provisionalUserMergeRequired: ProvisionalUserMergeRequiredCallback | null): Promise<string> {
+    return this.alive(() => this.linked.joinLinkedLobbyGuild(lobbyId, provisionalUserMergeRequired));
+  }
+
+  /** Resumes the action waiting on a ProvisionalUserMergeRequiredCallback (false aborts it). */
+  provisionalUserMergeCompleted(success: boolean): void {
+    this.linked.provisionalUserMergeCompleted(success);
+  }
+
+  /** A lobby, DM or ephemeral DM channel the client knows of. */
+  getChannelHandle(channelId: string): ChannelHandle | undefined {
+    return this.linked.getChannelHandle(channelId);
+  }
+
+  /** Whether the message has a copy in a linked guild channel, which openMessageInDiscord can show. */
+  canOpenMessageInDiscord(messageId: string): boolean {
+    return this.linked.canOpenMessageInDiscord(messageId);
+  }
+
+  /** Opens the message's copy in our web app (`/app`); provisional users are asked to merge first. */
+  openMessageInDiscord(messageId: string, provisionalUserMergeRequired: ProvisionalUserMergeRequiredCallback | null): Promise<void> {
+    return this.alive(() => this.linked.openMessageInDiscord(messageId, provisionalUserMergeRequired));
+  }
+
+  /** Tell the SDK whether the game's chat is on screen (call again when it hides or the game loses focus). */
+  setShowingChat(showingChat: boolean): void {
+    this.linked.setShowingChat(showingChat);
+  }
+
+  /** Ours: what setShowingChat last said. */
+  isShowingChat(): boolean {
+    return this.linked.isShowingChat();
+  }
+
   // ---- lobby messages (src/lobbies/) ------------------------------------------------------
 
+  /** Sends a chat message to a lobby; resolves with the message ID. */
   sendLobbyMessage(lobbyId: string, content: string): Promise<string> {
     return this.lobbies.sendLobbyMessage(lobbyId, content);
   }
 
+  /** Sends a chat message with string metadata to a lobby; resolves with the message ID. */
   sendLobbyMessageWithMetadata(lobbyId: string, content: string, metadata: Metadata): Promise<string> {
     return this.lobbies.sendLobbyMessage(lobbyId, content, metadata);
   }
@@ -648,72 +752,95 @@ export class Client {
   // ---- social: relationships, presence, invites, direct messages (issue 6) -------------------
   // Thin delegates; the logic lives in src/social/.
 
+  /** Sends a platform friend request to the user with this username. */
   sendDiscordFriendRequest(username: string): Promise<void> {
     return this.social.relationships.sendDiscordFriendRequest(username);
   }
+  /** Sends a platform friend request to the user with this ID. */
   sendDiscordFriendRequestById(userId: string): Promise<void> {
     return this.social.relationships.sendDiscordFriendRequestById(userId);
   }
+  /** Sends a game friend request (friends within this application) to the user with this username. */
   sendGameFriendRequest(username: string): Promise<void> {
     return this.social.relationships.sendGameFriendRequest(username);
   }
+  /** Sends a game friend request to the user with this ID. */
   sendGameFriendRequestById(userId: string): Promise<void> {
     return this.social.relationships.sendGameFriendRequestById(userId);
   }
+  /** Accepts a platform friend request from this user. */
   acceptDiscordFriendRequest(userId: string): Promise<void> {
     return this.social.relationships.acceptDiscordFriendRequest(userId);
   }
+  /** Accepts a game friend request from this user. */
   acceptGameFriendRequest(userId: string): Promise<void> {
     return this.social.relationships.acceptGameFriendRequest(userId);
   }
+  /** Rejects a platform friend request from this user. */
   rejectDiscordFriendRequest(userId: string): Promise<void> {
     return this.social.relationships.rejectDiscordFriendRequest(userId);
   }
+  /** Rejects a game friend request from this user. */
   rejectGameFriendRequest(userId: string): Promise<void> {
     return this.social.relationships.rejectGameFriendRequest(userId);
   }
+  /** Withdraws a platform friend request sent to this user. */
   cancelDiscordFriendRequest(userId: string): Promise<void> {
     return this.social.relationships.cancelDiscordFriendRequest(userId);
   }
+  /** Withdraws a game friend request sent to this user. */
   cancelGameFriendRequest(userId: string): Promise<void> {
     return this.social.relationships.cancelGameFriendRequest(userId);
   }
+  /** Ends both the platform and the game friendship with this user. */
   removeDiscordAndGameFriend(userId: string): Promise<void> {
     return this.social.relationships.removeDiscordAndGameFriend(userId);
   }
+  /** Ends the game friendship with this user (a platform friendship stays). */
   removeGameFriend(userId: string): Promise<void> {
     return this.social.relationships.removeGameFriend(userId);
   }
+  /** Blocks this user (the relationship becomes Blocked). */
   blockUser(userId: string): Promise<void> {
     return this.social.relationships.blockUser(userId);
   }
+  /** Lifts a block on this user. */
   unblockUser(userId: string): Promise<void> {
     return this.social.relationships.unblockUser(userId);
   }
+  /** Every relationship (friends, requests, blocks) as live handles. */
   getRelationships(): RelationshipHandle[] {
     return this.social.relationships.getRelationships();
   }
+  /** A live view of the relationship with this user (type None when there is none). */
   getRelationshipHandle(userId: string): RelationshipHandle {
     return this.social.relationships.getRelationshipHandle(userId);
   }
+  /** The relationships of one list group (online playing this game, online elsewhere, offline), sorted for display. */
   getRelationshipsByGroup(groupType: RelationshipGroupType): RelationshipHandle[] {
     return this.social.relationships.getRelationshipsByGroup(groupType);
   }
+  /** Sets the player's rich presence activity, shown to friends (party, join secret, timestamps, images). */
   updateRichPresence(activity: Activity): Promise<void> {
     return this.social.presence.updateRichPresence(activity);
   }
+  /** Removes the player's rich presence activity. */
   clearRichPresence(): Promise<void> {
     return this.social.presence.clearRichPresence();
   }
+  /** Sets the player's online status (online, idle, do not disturb, invisible). */
   setOnlineStatus(status: StatusType): Promise<void> {
     return this.social.presence.setOnlineStatus(status);
   }
+  /** Invites a friend to join the player's activity (its party), with a message. */
   sendActivityInvite(userId: string, content: string): Promise<void> {
     return this.social.invites.sendActivityInvite(userId, content);
   }
+  /** Asks a friend to be let into their activity. */
   sendActivityJoinRequest(userId: string): Promise<void> {
     return this.social.invites.sendActivityJoinRequest(userId);
   }
+  /** Answers a join request with an invite to the player's activity. */
   sendActivityJoinRequestReply(invite: ActivityInvite): Promise<void> {
     return this.social.invites.sendActivityJoinRequestReply(invite);
   }
@@ -725,42 +852,55 @@ export class Client {
   registerLaunchCommand(applicationId: string, command: string): boolean {
     return this.social.invites.registerLaunchCommand(applicationId, command);
   }
+  /** Sends a direct message to a user; resolves with the message ID. */
   sendUserMessage(recipientId: string, content: string): Promise<string> {
     return this.social.directMessages.sendUserMessage(recipientId, content);
   }
+  /** Sends a direct message with string metadata to a user; resolves with the message ID. */
   sendUserMessageWithMetadata(recipientId: string, content: string, metadata: Metadata): Promise<string> {
     return this.social.directMessages.sendUserMessageWithMetadata(recipientId, content, metadata);
   }
+  /** Edits a direct message this user sent. */
   editUserMessage(recipientId: string, messageId: string, content: string): Promise<void> {
     return this.social.directMessages.editUserMessage(recipientId, messageId, content);
   }
+  /** Deletes a direct message this user sent. */
   deleteUserMessage(recipientId: string, messageId: string): Promise<void> {
     return this.social.directMessages.deleteUserMessage(recipientId, messageId);
   }
+  /** One summary per direct-message conversation: the other user and the newest message's ID. */
   getUserMessageSummaries(): Promise<UserMessageSummary[]> {
     return this.social.directMessages.getUserMessageSummaries();
   }
+  /** Direct-message history with a user over HTTP, newest first, at most `limit` messages. */
   getUserMessagesWithLimit(recipientId: string, limit: number): Promise<MessageHandle[]> {
     return this.social.directMessages.getUserMessagesWithLimit(recipientId, limit);
   }
+  /** Spec shim: one listener for `relationshipCreated` (null removes it). */
   setRelationshipCreatedCallback(callback: ClientEvents['relationshipCreated'] | null): void {
     this.setCallback('relationshipCreated', callback);
   }
+  /** Spec shim: one listener for `relationshipDeleted` (null removes it). */
   setRelationshipDeletedCallback(callback: ClientEvents['relationshipDeleted'] | null): void {
     this.setCallback('relationshipDeleted', callback);
   }
+  /** Spec shim: one listener for `relationshipGroupsUpdated` (null removes it). */
   setRelationshipGroupsUpdatedCallback(callback: ClientEvents['relationshipGroupsUpdated'] | null): void {
     this.setCallback('relationshipGroupsUpdated', callback);
   }
+  /** Spec shim: one listener for `activityInviteCreated` (null removes it). */
   setActivityInviteCreatedCallback(callback: ClientEvents['activityInviteCreated'] | null): void {
     this.setCallback('activityInviteCreated', callback);
   }
+  /** Spec shim: one listener for `activityInviteUpdated` (null removes it). */
   setActivityInviteUpdatedCallback(callback: ClientEvents['activityInviteUpdated'] | null): void {
     this.setCallback('activityInviteUpdated', callback);
   }
+  /** Spec shim: one listener for `messageUpdated` (null removes it). */
   setMessageUpdatedCallback(callback: ClientEvents['messageUpdated'] | null): void {
     this.setCallback('messageUpdated', callback);
   }
+  /** Spec shim: one listener for `messageDeleted` (null removes it). */
   setMessageDeletedCallback(callback: ClientEvents['messageDeleted'] | null): void {
     this.setCallback('messageDeleted', callback);
   }
@@ -807,14 +947,17 @@ export class Client {
     return this.voice.endCall(lobbyId);
   }
 
+  /** Ends every call this client is in. */
   endCalls(): Promise<void> {
     return this.voice.endCalls();
   }
 
+  /** The call in this lobby, or undefined. */
   getCall(lobbyId: string): Call | undefined {
     return this.voice.getCall(lobbyId);
   }
 
+  /** Every call this client is in. */
   getCalls(): Call[] {
     return this.voice.getCalls();
   }
@@ -829,24 +972,31 @@ export class Client {
     this.setCallback('voiceParticipantChanged', callback);
   }
 
+  /** The microphones available for calls. */
   getInputDevices(): Promise<AudioDevice[]> {
     return this.voice.getInputDevices();
   }
+  /** The audio outputs available for calls. */
   getOutputDevices(): Promise<AudioDevice[]> {
     return this.voice.getOutputDevices();
   }
+  /** The microphone in use. */
   getCurrentInputDevice(): Promise<AudioDevice> {
     return this.voice.getCurrentInputDevice();
   }
+  /** The audio output in use. */
   getCurrentOutputDevice(): Promise<AudioDevice> {
     return this.voice.getCurrentOutputDevice();
   }
+  /** Switches every call to this microphone. */
   setInputDevice(deviceId: string): Promise<void> {
     return this.voice.setInputDevice(deviceId);
   }
+  /** Plays every call on this audio output. */
   setOutputDevice(deviceId: string): Promise<void> {
     return this.voice.setOutputDevice(deviceId);
   }
+  /** Called with the new device lists when a microphone or output comes or goes (null removes it). */
   setDeviceChangeCallback(callback: ((inputDevices: AudioDevice[], outputDevices: AudioDevice[]) => void) | null): void {
     this.voice.setDeviceChangeCallback(callback);
   }
@@ -854,6 +1004,7 @@ export class Client {
   setInputVolume(volume: number): void {
     this.voice.setInputVolume(volume);
   }
+  /** The microphone volume, 0-100. */
   getInputVolume(): number {
     return this.voice.getInputVolume();
   }
@@ -861,18 +1012,23 @@ export class Client {
   setOutputVolume(volume: number): void {
     this.voice.setOutputVolume(volume);
   }
+  /** The playback volume, 0-200. */
   getOutputVolume(): number {
     return this.voice.getOutputVolume();
   }
+  /** Mutes (or unmutes) the player's microphone in every call. */
   setSelfMuteAll(mute: boolean): void {
     this.voice.setSelfMuteAll(mute);
   }
+  /** Whether the player is muted in every call. */
   getSelfMuteAll(): boolean {
     return this.voice.getSelfMuteAll();
   }
+  /** Deafens (or undeafens) the player in every call: they hear nothing. */
   setSelfDeafAll(deaf: boolean): void {
     this.voice.setSelfDeafAll(deaf);
   }
+  /** Whether the player is deafened in every call. */
   getSelfDeafAll(): boolean {
     return this.voice.getSelfDeafAll();
   }

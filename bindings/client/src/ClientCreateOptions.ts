@@ -34,6 +34,7 @@ export class ClientCreateOptions {
   webBase(): string {
     return this._webBase;
   }
+  /** Sets what `webBase()` returns. */
   setWebBase(webBase: string): void {
     this._webBase = checkBaseUrl(webBase, 'webBase');
   }
@@ -42,6 +43,7 @@ export class ClientCreateOptions {
   apiBase(): string {
     return this._apiBase;
   }
+  /** Sets what `apiBase()` returns. */
   setApiBase(apiBase: string): void {
     this._apiBase = checkBaseUrl(apiBase, 'apiBase');
   }
@@ -50,6 +52,7 @@ export class ClientCreateOptions {
   experimentalAudioSystem(): AudioSystem {
     return this._audioSystem;
   }
+  /** Sets what `experimentalAudioSystem()` returns. */
   setExperimentalAudioSystem(audioSystem: AudioSystem): void {
     if (!isEnumValue(AudioSystem, audioSystem)) throw ClientResultError.validation('experimentalAudioSystem must be AudioSystem.Standard (0) or AudioSystem.Game (1)');
     this._audioSystem = audioSystem;
@@ -59,6 +62,7 @@ export class ClientCreateOptions {
   experimentalAndroidPreventCommsForBluetooth(): boolean {
     return this._preventCommsForBluetooth;
   }
+  /** Sets what `experimentalAndroidPreventCommsForBluetooth()` returns. */
   setExperimentalAndroidPreventCommsForBluetooth(prevent: boolean): void {
     if (typeof prevent !== 'boolean') throw ClientResultError.validation('experimentalAndroidPreventCommsForBluetooth must be a boolean');
     this._preventCommsForBluetooth = prevent;
@@ -68,6 +72,7 @@ export class ClientCreateOptions {
   cpuAffinityMask(): bigint | undefined {
     return this._cpuAffinityMask;
   }
+  /** Sets what `cpuAffinityMask()` returns. */
   setCpuAffinityMask(mask: bigint | number | undefined): void {
     if (mask === undefined) {
       this._cpuAffinityMask = undefined;
@@ -80,6 +85,7 @@ export class ClientCreateOptions {
     this._cpuAffinityMask = value;
   }
 
+  /** A copy. */
   clone(): ClientCreateOptions {
     return new ClientCreateOptions(this);
   }

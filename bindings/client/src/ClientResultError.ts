@@ -2,7 +2,9 @@ import { ErrorType } from '@social-layer/protocol';
 
 /** The fields of the spec's `ClientResult` for a failed operation (everything but `successful`). */
 export interface ClientResultInit {
+  /** See `ClientResultError.type`. */
   type: ErrorType;
+  /** See `ClientResultError.error`. */
   error: string;
   /**
    * JSON error code from the HTTP body (`{code}`); for a Gateway failure, the close code.
@@ -13,6 +15,7 @@ export interface ClientResultInit {
   status?: number;
   /** Raw response body, usually JSON; '' when there was no response. */
   responseBody?: string;
+  /** See `ClientResultError.retryable`. */
   retryable?: boolean;
   /** Seconds to wait before retrying (429 `Retry-After` / `retry_after`); 0 when not rate limited. */
   retryAfter?: number;
@@ -23,12 +26,19 @@ export interface ClientResultInit {
  * ClientResult fields so a game can branch on `type` and `retryable` instead of parsing text.
  */
 export class ClientResultError extends Error {
+  /** What kind of failure (`ErrorType`): network, HTTP, validation, not ready, ... */
   readonly type: ErrorType;
+  /** What went wrong, for people. */
   readonly error: string;
+  /** The platform's error code from the response body (0 when none). */
   readonly errorCode: number;
+  /** The HTTP status (0 when there was no response). */
   readonly status: number;
+  /** The response body as received (empty when none). */
   readonly responseBody: string;
+  /** Whether trying again may succeed (rate limits, network failures, 5xx). */
   readonly retryable: boolean;
+  /** Seconds to wait before a retry (from Retry-After; 0 when not given). */
   readonly retryAfter: number;
 
   constructor(init: ClientResultInit) {
@@ -55,10 +65,12 @@ export class ClientResultError extends Error {
     return parts.join(', ');
   }
 
+  /** An error of type ValidationError: the arguments were refused before any request. */
   static validation(error: string): ClientResultError {
     return new ClientResultError({ type: ErrorType.ValidationError, error });
   }
 
+  /** An error of type ClientNotReady: `operation` needs a connected, Ready client. */
   static notReady(operation: string): ClientResultError {
     return new ClientResultError({
       type: ErrorType.ClientNotReady,
@@ -66,6 +78,7 @@ export class ClientResultError extends Error {
     });
   }
 
+  /** An error of type ClientDestroyed: the client was destroyed. */
   static destroyed(): ClientResultError {
     return new ClientResultError({ type: ErrorType.ClientDestroyed, error: 'the client was destroyed' });
   }
@@ -84,6 +97,7 @@ const ERROR_TYPE_NAMES: Record<ErrorType, string> = {
   9: 'RPCError',
 };
 
+/** The name of an `ErrorType` value, as the spec's `ErrorTypeToString`. */
 export function errorTypeToString(type: ErrorType): string {
   return ERROR_TYPE_NAMES[type] ?? `Unknown(${type})`;
 }

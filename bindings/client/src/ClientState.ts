@@ -5,6 +5,7 @@ import type { RelationshipHandle } from './RelationshipHandle.ts';
 import type { UserApplicationProfileWire } from './UserApplicationProfileHandle.ts';
 import type { VoiceStates } from './voice/VoiceStates.ts';
 import { SocialState } from './social/SocialState.ts';
+import type { LinkedChannel } from './lobbies/linkedChannelTypes.ts';
 
 /**
  * Everything the handles read, in one object they share with the Client: lobby state in
@@ -22,6 +23,8 @@ export class ClientState {
   /** Who is in which lobby's call (set by the Client; LobbyHandle.getCallInfoHandle reads it). */
   voiceStates: VoiceStates | undefined;
   readonly messages = new MessageCache();
+  /** Lobby ID -> its linked guild channel, from the lobby objects (issue 12). */
+  readonly linkedChannels = new Map<string, LinkedChannel>();
   /** Relationships, presences, own status and the DM conversation cache (issue 6). */
   readonly social = new SocialState();
   /** Game profiles of users' external identities (`user.application_profiles`), by user ID. */
@@ -76,6 +79,7 @@ export class ClientState {
   }
 
   forgetLobby(lobbyId: string): void {
+    this.linkedChannels.delete(lobbyId);
     const prefix = `${lobbyId}:`;
     for (const key of [...this.additionalNames.keys()]) if (key.startsWith(prefix)) this.additionalNames.delete(key);
   }

@@ -2,6 +2,7 @@ import { ErrorType } from '@social-layer/protocol';
 import { ClientResultError } from './ClientResultError.ts';
 import { redact, type Logger } from './Logger.ts';
 
+/** A `fetch` implementation (the global one by default; tests and Node hosts may pass their own). */
 export type FetchLike = typeof fetch;
 
 export interface HttpRequest {
@@ -13,6 +14,7 @@ export interface HttpRequest {
   auth: boolean;
 }
 
+/** How long an HTTP request may take before it fails with a timeout, unless `httpTimeoutMs` says otherwise. */
 export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
 
 /**

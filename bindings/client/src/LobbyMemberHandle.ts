@@ -8,10 +8,13 @@ export class LobbyMemberHandle {
   /** @internal */
   constructor(
     private readonly state: ClientState,
+    /** The lobby this membership is in. */
     readonly lobbyId: string,
+    /** The member's user ID. */
     readonly id: string,
   ) {}
 
+  /** The member's metadata in this lobby (string keys and values): what a game shares per player. */
   metadata(): Metadata {
     if (!this.state.isMember(this.lobbyId, this.id)) return {};
     return parseMetadataJson(this.state.lobbies?.memberMetadataJson(this.lobbyId, this.id));
@@ -23,6 +26,7 @@ export class LobbyMemberHandle {
     return this.state.lobbies?.memberConnected(this.lobbyId, this.id) ?? false;
   }
 
+  /** Whether this member may link the lobby to a channel (member flag CanLinkLobby). */
   canLinkLobby(): boolean {
     if (!this.state.isMember(this.lobbyId, this.id)) return false;
     const flags = this.state.lobbies?.memberFlags(this.lobbyId, this.id) ?? 0;
@@ -34,6 +38,7 @@ export class LobbyMemberHandle {
     return this.state.additionalName(this.lobbyId, this.id);
   }
 
+  /** The member's user, when the client knows them. */
   user(): UserHandle | undefined {
     return this.state.user(this.id) ? new UserHandle(this.state, this.id) : undefined;
   }

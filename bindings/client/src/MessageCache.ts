@@ -1,4 +1,5 @@
-import type { Metadata } from '@social-layer/protocol';
+import type { LinkedMessageRef, Metadata } from '@social-layer/protocol';
+import type { AdditionalContent } from './lobbies/linkedChannelTypes.ts';
 
 /** What the client keeps of one message; MessageHandle reads it. */
 export interface MessageRecord {
@@ -19,6 +20,12 @@ export interface MessageRecord {
   readonly recipientId?: string;
   /** ms since the epoch of the last edit; 0 or absent when never edited. */
   editedTimestamp?: number;
+  /** Lobby messages of a linked lobby: the copy in the guild channel and the side it was written on. */
+  linked?: LinkedMessageRef;
+  /** What the game cannot show of a message sent from the web app (attachments, embeds ...). */
+  additionalContent?: AdditionalContent;
+  /** Set on messages the SDK injects itself (DisclosureTypes). */
+  readonly disclosureType?: number;
   /** Set once `messageCreated` has fired for it, so it never fires twice. */
   announced: boolean;
 }
@@ -44,6 +51,8 @@ export class MessageCache {
       existing.metadata = record.metadata;
       existing.moderationMetadata = record.moderationMetadata;
       existing.editedTimestamp = record.editedTimestamp;
+      if (record.linked) existing.linked = record.linked;
+      if (record.additionalContent) existing.additionalContent = record.additionalContent;
       return existing;
     }
     this.byId.set(record.id, record);
@@ -54,6 +63,13 @@ export class MessageCache {
     }
     this.byChannel.set(record.channelId, ids);
     return record;
+  }
+
+  /** The newest cached message of a channel (getChannelHandle tells DMs apart by it). */
+  newestIn(channelId: string): MessageRecord | undefined {
+    const ids = this.byChannel.get(channelId);
+    const id = ids?.[ids.length - 1];
+    return id === undefined ? undefined : this.byId.get(id);
   }
 
   /** Forgets a deleted message (handles already taken keep their record). */

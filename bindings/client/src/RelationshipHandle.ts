@@ -31,6 +31,7 @@ export class RelationshipHandle {
     return this.record()?.isSpamRequest ?? false;
   }
 
+  /** The other user, when the client knows them. */
   user(): UserHandle | undefined {
     return this.state.user(this.id) ? new UserHandle(this.state, this.id) : undefined;
   }

@@ -2,12 +2,17 @@ import { ExternalIdentityProviderType } from './enums.ts';
 
 /** One external identity's game profile as the platform sends it (`user.application_profiles[]`). */
 export interface UserApplicationProfileWire {
+  /** The provider kind on the wire (`oidc`, `steam`, ...). */
   provider_type: string;
+  /** The issuer or provider application the identity comes from. */
   provider_id?: string | null;
   /** Only on the user's own profiles (the platform shows it to nobody else): providerIssuedUserId() reads '' without it. */
   provider_issued_user_id?: string;
+  /** The name the provider gave. */
   username?: string | null;
+  /** The provider picture's hash, when there is one. */
   avatar_hash?: string | null;
+  /** Developer-set data for this profile. */
   metadata?: string | null;
 }
 
@@ -56,6 +61,7 @@ export class UserApplicationProfileHandle {
   providerIssuedUserId(): string {
     return this.wire()?.provider_issued_user_id ?? '';
   }
+  /** Who issued the identity (`ExternalIdentityProviderType`: OIDC, Epic Online Services, Steam, Unity, a bot, ...). */
   providerType(): ExternalIdentityProviderType {
     const wire = this.wire();
     if (!wire) return ExternalIdentityProviderType.None;

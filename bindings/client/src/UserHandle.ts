@@ -22,6 +22,7 @@ export class UserHandle {
   /** @internal Handles come from the Client only. */
   constructor(
     private readonly state: ClientState,
+    /** The user ID. */
     readonly id: string,
   ) {}
 
@@ -46,10 +47,12 @@ export class UserHandle {
     return this.state.user(this.id)?.avatar ?? undefined;
   }
 
+  /** Whether this is a provisional (guest) account. */
   get isProvisional(): boolean {
     return this.state.user(this.id)?.is_provisional ?? false;
   }
 
+  /** Whether this is a bot user. */
   get isBot(): boolean {
     return this.state.user(this.id)?.bot ?? false;
   }

@@ -2,7 +2,9 @@
 export class UserMessageSummary {
   /** @internal */
   constructor(
+    /** The other user of the conversation. */
     readonly userId: string,
+    /** The newest message's ID. */
     readonly lastMessageId: string,
   ) {}
 }

@@ -8,12 +8,19 @@ import type { ActivityInvite } from './ActivityInvite.ts';
 export interface ClientEvents {
   /** `errorDetail` is the Gateway close code when the change was caused by one, else 0. */
   statusChanged: (status: ClientStatus, error: ClientError, errorDetail: number) => void;
+  /** This user joined a lobby (or created one). */
   lobbyCreated: (lobbyId: string) => void;
+  /** A lobby this user was in is gone for them: they left, were removed, or it was deleted. */
   lobbyDeleted: (lobbyId: string) => void;
+  /** A lobby's metadata or settings changed. */
   lobbyUpdated: (lobbyId: string) => void;
+  /** Someone joined a lobby this user is in. */
   lobbyMemberAdded: (lobbyId: string, memberId: string) => void;
+  /** Someone left a lobby this user is in. */
   lobbyMemberRemoved: (lobbyId: string, memberId: string) => void;
+  /** A member's metadata or connection changed. */
   lobbyMemberUpdated: (lobbyId: string, memberId: string) => void;
+  /** A lobby or direct message arrived (this user's own too). */
   messageCreated: (messageId: string) => void;
   /** A user object the client knows changed (display name, ...). */
   userUpdated: (userId: string) => void;
@@ -30,6 +37,7 @@ export interface ClientEvents {
   activityInviteUpdated: (invite: ActivityInvite) => void;
   /** A message was edited, or its moderation metadata changed. */
   messageUpdated: (messageId: string) => void;
+  /** A message was deleted. */
   messageDeleted: (messageId: string, channelId: string) => void;
   /** Someone joined (`added`) or left a lobby's call; fires for calls we are not in too. */
   voiceParticipantChanged: (lobbyId: string, memberId: string, added: boolean) => void;
@@ -42,5 +50,7 @@ export interface ClientEvents {
   noAudioInput: (inputDetected: boolean) => void;
 }
 
+/** The name of a client event, as `client.on(name, listener)` takes it. */
 export type ClientEventName = keyof ClientEvents;
+/** Removes the listener that `on` added; calling it again does nothing. */
 export type Unsubscribe = () => void;

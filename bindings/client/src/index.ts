@@ -1,6 +1,10 @@
-// The public surface of @social-layer/client: the Client, its handles, its error class, and
-// every type and enum that appears in their signatures (re-exported from the protocol package
-// so a game needs only this import).
+/**
+ * The public surface of @social-layer/client: the Client, its handles, its error class, and
+ * every type and enum that appears in their signatures (re-exported from the protocol package
+ * so a game needs only this import).
+ *
+ * @module @social-layer/client
+ */
 export { Client, type TokenExchangeResult } from './Client.ts';
 export { ClientResultError, errorTypeToString, type ClientResultInit } from './ClientResultError.ts';
 export type { ClientEvents, ClientEventName, Unsubscribe } from './events.ts';
@@ -8,6 +12,18 @@ export { LobbyHandle } from './LobbyHandle.ts';
 export { LobbyMemberHandle } from './LobbyMemberHandle.ts';
 export type { LogCallback } from './Logger.ts';
 export { MessageHandle } from './MessageHandle.ts';
+export { ChannelHandle } from './ChannelHandle.ts';
+export {
+  AdditionalContentType,
+  DisclosureTypes,
+  additionalContentTypeToString,
+  type AdditionalContent,
+  type GuildChannel,
+  type GuildMinimal,
+  type LinkedChannel,
+  type LinkedLobby,
+} from './lobbies/linkedChannelTypes.ts';
+export type { ProvisionalUserMergeRequiredCallback } from './lobbies/LinkedChannels.ts';
 export { DEFAULT_API_BASE, type ClientOptions } from './options.ts';
 export { UserHandle } from './UserHandle.ts';
 export { UserApplicationProfileHandle, type UserApplicationProfileWire } from './UserApplicationProfileHandle.ts';

@@ -4,6 +4,7 @@ import type { FetchLike } from './HttpApi.ts';
 import type { VoiceOptions } from './voice/VoiceManager.ts';
 import type { WebSocketConstructor } from './webSocket.ts';
 
+/** Options of `Client.create` / `new Client(options)`: the server, the application, and how events, timeouts and voice behave. */
 export interface ClientOptions {
   /** Server origin, e.g. 'http://127.0.0.1:3333'. Default: the page's origin in a browser, else that. */
   apiBase?: string;
@@ -40,6 +41,7 @@ export interface ClientOptions {
   desktopCompanion?: DesktopCompanion;
 }
 
+/** The server origin outside a browser when `apiBase` is not given: a platform started with `npm start` on this machine. */
 export const DEFAULT_API_BASE = 'http://127.0.0.1:3333';
 
 export function defaultApiBase(): string {

@@ -4,15 +4,23 @@
  * package. Handler parameters are `any` so both classes are assignable without casts.
  */
 export interface WebSocketLike {
+  /** 0 connecting, 1 open, 2 closing, 3 closed. */
   readonly readyState: number;
+  /** Called when the socket opens. */
   onopen: ((event: any) => void) | null;
+  /** Called with each message. */
   onmessage: ((event: any) => void) | null;
+  /** Called when the socket closes. */
   onclose: ((event: any) => void) | null;
+  /** Called on an error (a close follows). */
   onerror: ((event: any) => void) | null;
+  /** Sends a text frame. */
   send(data: string): void;
+  /** Closes the socket with a close code and reason. */
   close(code?: number, reason?: string): void;
 }
 
+/** A WebSocket class (the global one in browsers, `ws` in Node). */
 export type WebSocketConstructor = new (url: string) => WebSocketLike;
 
 /**

@@ -21,13 +21,19 @@ import { bytesEqual, concat, toHex, u16 } from './tls.ts';
 
 /** One message for the voice gateway to send: JSON ops carry `json`, binary ops `binary` (the payload after the op byte). */
 export interface DaveOutputMessage {
+  /** Who gets it: these users' connections, or `'all'` of the call's. */
   to: string[] | 'all';
+  /** The voice gateway opcode (21-31, the DAVE ones). */
   op: number;
+  /** The `d` of a JSON op. */
   json?: unknown;
+  /** The payload of a binary op, after the opcode byte. */
   binary?: Uint8Array;
 }
+/** What the delivery service asks the voice gateway to send, in order. */
 export type DaveOutput = DaveOutputMessage[];
 
+/** Options of `DaveDeliveryService`: its timeouts and clock. */
 export interface DaveDeliveryServiceOptions {
   /** How long a transition waits for op 23 from everyone before op 22 goes out anyway (default 2000 ms). */
   transitionTimeoutMs?: number;
@@ -42,16 +48,36 @@ export interface DaveDeliveryServiceOptions {
 
 /** DaveDeliveryService.inspect() */
 export interface DaveGroupView {
+  /** Whether the group exists (the first commit was accepted). */
   established: boolean;
+  /** The current MLS epoch. */
   epoch: number;
   /** User id per leaf index, null for blank leaves. */
   leaves: (string | null)[];
   /** Unrevoked proposals of the epoch, in order. */
-  proposals: { kind: 'add' | 'remove'; userId: string; ref: string; recipients: string[] }[];
+  proposals: {
+    /** Whether it adds or removes a member. */
+    kind: 'add' | 'remove';
+    /** The member it adds or removes. */
+    userId: string;
+    /** Its proposal reference (hex). */
+    ref: string;
+    /** Who was sent it. */
+    recipients: string[];
+  }[];
   /** Users whose validated key package waits to be committed. */
   keyPackages: string[];
+  /** The users connected to the call. */
   connected: string[];
-  transitions: { id: number; waiting: string[]; deadline: number }[];
+  /** Transitions waiting for op 23 (ready) from these users, until the deadline. */
+  transitions: {
+    /** The transition ID of ops 21-24. */
+    id: number;
+    /** Who has not sent op 23 yet. */
+    waiting: string[];
+    /** When op 22 goes out anyway (the service's clock, ms). */
+    deadline: number;
+  }[];
 }
 
 /** Why a commit was not broadcast (the voice gateway may log it; the sender is not at fault for races). */
@@ -109,6 +135,7 @@ const EXTERNAL_SENDER_IDENTITY = new Uint8Array(8);
  * race or are stale return [] and set `lastRejection`. Either way nothing changes.
  */
 export class DaveDeliveryService {
+  /** The MLS group ID: the call ID as 8 bytes. */
   readonly groupId: Uint8Array;
   private readonly signer: SignatureKeyPair;
   private readonly externalSender: Uint8Array;
@@ -135,6 +162,7 @@ export class DaveDeliveryService {
   stalls = 0;
 
   private constructor(
+    /** The call (its lobby's snowflake). */
     readonly callId: string,
     options: DaveDeliveryServiceOptions,
   ) {

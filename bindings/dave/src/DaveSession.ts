@@ -41,8 +41,11 @@ import { bytesEqual, concat } from './tls.ts';
 
 /** A message for the client to send on the voice gateway. */
 export interface DaveSend {
+  /** The voice gateway opcode. */
   op: number;
+  /** The `d` of a JSON op. */
   json?: unknown;
+  /** The payload of a binary op, after the opcode byte. */
   binary?: Uint8Array;
 }
 
@@ -61,7 +64,9 @@ export interface DaveSessionResult {
   error?: string;
 }
 
+/** Options of `DaveSession.create`. */
 export interface DaveSessionOptions {
+  /** This user's ID (the MLS credential's identity). */
   userId: string;
   /** The call's id (a snowflake; the MLS group id). */
   callId: string;
@@ -92,7 +97,9 @@ interface PendingCommit {
  * gateway client may call them straight from its message handler.
  */
 export class DaveSession {
+  /** This user's ID. */
   readonly userId: string;
+  /** The call's ID (the MLS group ID). */
   readonly callId: string;
   private readonly groupId: Uint8Array;
   private protocolVersionValue: number;
@@ -149,6 +156,7 @@ export class DaveSession {
     return session;
   }
 
+  /** The DAVE protocol version of the session (1). */
   get protocolVersion(): number {
     return this.protocolVersionValue;
   }

@@ -1,4 +1,8 @@
-/** @social-layer/dave: DAVE end-to-end encryption (protocols.md 4) for the voice gateway and clients. */
+/**
+ * @social-layer/dave: DAVE end-to-end encryption (protocols.md 4) for the voice gateway and clients.
+ *
+ * @module @social-layer/dave
+ */
 export {
   DaveDeliveryService,
   type DaveDeliveryServiceOptions,

@@ -19,7 +19,9 @@ import { p256 } from '@noble/curves/nist.js';
 import { isValidP256PublicKey, refHash, signWithLabel, verifyWithLabel } from './crypto.ts';
 import { TlsReader, bytesEqual, concat, u16, u32, u64, varint, vector } from './tls.ts';
 
+/** The MLS ciphersuite DAVE uses (RFC 9420 suite 2). */
 export const DAVE_MLS_CIPHERSUITE = 'MLS_128_DHKEMP256_AES128GCM_SHA256_P256' as const;
+/** The RFC 9420 number of `DAVE_MLS_CIPHERSUITE`. */
 export const DAVE_MLS_CIPHERSUITE_ID = 2;
 /** MLS-Exporter label of the per-sender media base secret (protocols.md 4.5). */
 export const DAVE_MEDIA_KEY_LABEL = 'Discord Secure Frames v0';
@@ -49,6 +51,7 @@ export const DAVE_LIFETIME: Lifetime = { notBefore: 0n, notAfter: U64_MAX };
 
 /** Raised for input that breaks the protocol (garbage, wrong identity, bad signature). */
 export class DaveProtocolError extends Error {
+  /** `DaveProtocolError`. */
   override name = 'DaveProtocolError';
 }
 
@@ -106,8 +109,11 @@ export function daveCiphersuite(): Promise<CiphersuiteImpl> {
 // ---------------------------------------------------------------------------------------------
 // External sender (op 25) and the external_senders group extension
 
+/** The voice gateway's external sender (op 25): its signature key and identity. */
 export interface ExternalSenderInfo {
+  /** The external sender's signature public key. */
   signatureKey: Uint8Array;
+  /** The external sender's basic-credential identity. */
   identity: Uint8Array;
   /** The encoded ExternalSender (the op 25 body). */
   bytes: Uint8Array;
@@ -117,6 +123,7 @@ export function encodeExternalSender(signatureKey: Uint8Array, identity: Uint8Ar
   return concat(vector(signatureKey), u16(CREDENTIAL_BASIC), vector(identity));
 }
 
+/** Parses an op 25 body (an MLS ExternalSender); throws `DaveProtocolError` when it is malformed. */
 export function parseExternalSender(bytes: Uint8Array): ExternalSenderInfo {
   try {
     const r = new TlsReader(bytes);
@@ -155,13 +162,17 @@ export function parseExternalSenders(extensionData: Uint8Array): Uint8Array[] {
 // ---------------------------------------------------------------------------------------------
 // Key packages (op 26)
 
+/** A member's key package (op 26) that passed the checks, with the parts the delivery service uses. */
 export interface ValidatedKeyPackage {
   /** The KeyPackage as received (without an MLSMessage wrapper). */
   bytes: Uint8Array;
+  /** The parsed key package. */
   keyPackage: KeyPackage;
   /** KeyPackageRef = RefHash("MLS 1.0 KeyPackage Reference", bytes). */
   ref: Uint8Array;
+  /** The user its credential names. */
   userId: string;
+  /** Its leaf's signature public key. */
   signatureKey: Uint8Array;
 }
 

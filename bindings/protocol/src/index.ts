@@ -1,3 +1,8 @@
+/**
+ * @social-layer/protocol: wire types, opcodes, close codes, error codes and SDK enums shared by the client and the server.
+ *
+ * @module @social-layer/protocol
+ */
 export * from './gateway.ts';
 export * from './errors.ts';
 export * from './wire.ts';

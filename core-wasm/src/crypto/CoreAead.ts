@@ -1,6 +1,7 @@
 import { AeadAlgorithm } from '../enums.ts';
 import type { VoiceCore } from '../VoiceCore.ts';
 
+/** Bytes of the authentication tag of the voice transport AEAD modes. */
 export const TAG_BYTES = 16;
 /** Bytes of one AEAD context in core memory (assembly/crypto/aead.ts AEAD_CTX_SIZE). */
 export const AEAD_CONTEXT_BYTES = 16 + 512 + 4096;
@@ -12,10 +13,12 @@ const KEY_BYTES: Record<AeadAlgorithm, number> = {
   [AeadAlgorithm.Aes128Gcm]: 16,
 };
 
+/** Key length in bytes of an AEAD algorithm. */
 export function aeadKeyLength(algorithm: AeadAlgorithm): number {
   return KEY_BYTES[algorithm];
 }
 
+/** Nonce length in bytes of an AEAD algorithm. */
 export function aeadNonceLength(algorithm: AeadAlgorithm): number {
   return algorithm === AeadAlgorithm.XChaCha20Poly1305 ? 24 : 12;
 }
@@ -32,7 +35,9 @@ export class CoreAead {
   private ctx: number;
 
   constructor(
+    /** The core it runs in. */
     readonly core: VoiceCore,
+    /** The AEAD algorithm. */
     readonly algorithm: AeadAlgorithm,
     key: Uint8Array,
   ) {
@@ -51,6 +56,7 @@ export class CoreAead {
     return this.ctx;
   }
 
+  /** Nonce length in bytes of the algorithm. */
   get nonceLength(): number {
     return aeadNonceLength(this.algorithm);
   }
@@ -95,6 +101,7 @@ export class CoreAead {
     return this.core.bytes.slice(data, data + length);
   }
 
+  /** Frees the key context in the core. */
   destroy(): void {
     if (this.ctx !== 0) {
       this.core.exports.aeadDestroy(this.ctx);

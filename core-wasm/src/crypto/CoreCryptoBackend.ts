@@ -20,6 +20,7 @@ export class CoreTransportCipher implements TransportCipher {
   lastNonce = 0;
 
   constructor(
+    /** The core it runs in. */
     readonly core: VoiceCore,
     readonly mode: TransportMode,
     key: Uint8Array,
@@ -98,6 +99,7 @@ const HEADROOM = 64 << 10;
  * together, through one copy each way.
  */
 export class CoreCryptoBackend implements CryptoBackend {
+  /** `core-wasm`. */
   readonly name = 'core-wasm';
   private readonly cores: VoiceCore[];
   private readonly poolBytes: number;
@@ -107,6 +109,7 @@ export class CoreCryptoBackend implements CryptoBackend {
     this.poolBytes = core.poolBytes;
   }
 
+  /** The backend over core.wasm (its own core, grown with more as ciphers are made). */
   static async create(options?: VoiceCoreOptions): Promise<CoreCryptoBackend> {
     return new CoreCryptoBackend(await VoiceCore.create(options), true);
   }

@@ -5,11 +5,14 @@ import type { AeadAlgorithm } from '../enums.ts';
  * `xsalsa20_poly1305*` and non-rtpsize `aead_aes256_gcm` modes are not offered for new sessions.
  */
 export const TransportMode = {
+  /** `aead_aes256_gcm_rtpsize`: AES-256-GCM, the RTP header (up to the extension) as associated data. */
   Aes256GcmRtpsize: 'aead_aes256_gcm_rtpsize',
+  /** `aead_xchacha20_poly1305_rtpsize`: XChaCha20-Poly1305, the same framing. */
   XChaCha20Poly1305Rtpsize: 'aead_xchacha20_poly1305_rtpsize',
 } as const;
 export type TransportMode = (typeof TransportMode)[keyof typeof TransportMode];
 
+/** The voice transport encryption modes this core offers, the preferred first. */
 export const SUPPORTED_TRANSPORT_MODES: readonly TransportMode[] = [
   TransportMode.Aes256GcmRtpsize,
   TransportMode.XChaCha20Poly1305Rtpsize,
@@ -24,6 +27,7 @@ export const DEPRECATED_TRANSPORT_MODES: readonly string[] = [
   'xsalsa20_poly1305_lite',
 ];
 
+/** Whether `mode` is one of the supported transport encryption modes. */
 export function isTransportMode(mode: string): mode is TransportMode {
   return (SUPPORTED_TRANSPORT_MODES as readonly string[]).includes(mode);
 }
@@ -37,6 +41,7 @@ export const TRANSPORT_OVERHEAD = 20;
  * copy either when the buffer comes from the backend's `allocate`.
  */
 export interface TransportCipher {
+  /** The transport mode it implements. */
   readonly mode: TransportMode;
   /**
    * Encrypts packet[0, length) (RTP header, extension body, media frame) in place and appends
@@ -55,14 +60,19 @@ export interface TransportCipher {
   readonly frameOffset: number;
   /** The nonce counter of the last opened packet (for replay checks). */
   readonly lastNonce: number;
+  /** Frees the cipher's key material. */
   destroy(): void;
 }
 
 /** A raw AEAD key: ciphertext || 16-byte tag, like libsodium's combined mode. */
 export interface AeadCipher {
+  /** The AEAD algorithm. */
   readonly algorithm: AeadAlgorithm;
+  /** Seals `plaintext` (ciphertext then tag). */
   encrypt(nonce: Uint8Array, plaintext: Uint8Array, ad?: Uint8Array): Uint8Array;
+  /** Opens `sealed`; null when authentication fails. */
   decrypt(nonce: Uint8Array, sealed: Uint8Array, ad?: Uint8Array): Uint8Array | null;
+  /** Frees the key material. */
   destroy(): void;
 }
 
@@ -72,9 +82,12 @@ export interface AeadCipher {
  * test suite (core-wasm/test/cryptoBackend.test.ts) runs against every implementation.
  */
 export interface CryptoBackend {
+  /** Which implementation (`core-wasm`, `node:crypto`). */
   readonly name: string;
   /** A buffer this backend processes without copying (core memory for core-wasm). */
   allocate(size: number): Uint8Array;
+  /** A transport cipher for `mode` with this key. */
   createTransportCipher(mode: TransportMode, key: Uint8Array): TransportCipher;
+  /** An AEAD cipher for `algorithm` with this key. */
   createAead(algorithm: AeadAlgorithm, key: Uint8Array): AeadCipher;
 }

@@ -178,6 +178,7 @@ class NodeTransportCipher implements TransportCipher {
 
 /** Voice crypto over node:crypto (OpenSSL), with HChaCha20 from core.wasm for the X variant. */
 export class NodeCryptoBackend implements CryptoBackend {
+  /** `node:crypto`. */
   readonly name = 'node:crypto';
 
   private constructor(
@@ -185,6 +186,7 @@ export class NodeCryptoBackend implements CryptoBackend {
     private readonly core: VoiceCore,
   ) {}
 
+  /** The backend over node:crypto, with a small core for HChaCha20 (the X variant's key derivation). */
   static async create(): Promise<NodeCryptoBackend> {
     const crypto = nodeCrypto();
     return new NodeCryptoBackend(crypto, await VoiceCore.create({ poolBytes: 64 << 10 }));

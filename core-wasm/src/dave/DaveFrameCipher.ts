@@ -5,7 +5,9 @@ import type { KeyRatchet } from './KeyRatchet.ts';
 
 /** An unencrypted range of a media frame (video codecs keep headers readable). */
 export interface UnencryptedRange {
+  /** Where the range starts in the frame, in bytes. */
   offset: number;
+  /** Its length in bytes. */
   length: number;
 }
 
@@ -84,6 +86,7 @@ export class DaveFrameEncryptor {
   private readonly io: CoreIo;
 
   constructor(
+    /** The core it runs in. */
     readonly core: VoiceCore,
     private ratchet: KeyRatchet,
     /** The nonce before the first frame's (0: the first frame uses 1, as libdave). */
@@ -148,6 +151,7 @@ export class DaveFrameEncryptor {
     return io.finish(dst, result);
   }
 
+  /** Frees its keys and memory in the core. */
   destroy(): void {
     this.aead?.destroy();
     this.aead = undefined;
@@ -157,9 +161,11 @@ export class DaveFrameEncryptor {
 
 const REPLAY_WINDOW = 1024;
 
+/** Options of `DaveFrameDecryptor`. */
 export interface DaveFrameDecryptorOptions {
   /** How long keys of older generations and epochs stay usable after a newer one (libdave: 10 s). */
   keyExpiryMs?: number;
+  /** Clock for key expiry (default Date.now). */
   now?: () => number;
 }
 
@@ -285,6 +291,7 @@ export class DaveFrameDecryptor {
   lastNonce = 0;
 
   constructor(
+    /** The core it runs in. */
     readonly core: VoiceCore,
     ratchet: KeyRatchet,
     options: DaveFrameDecryptorOptions = {},
@@ -354,6 +361,7 @@ export class DaveFrameDecryptor {
     return result;
   }
 
+  /** Frees its keys and memory in the core. */
   destroy(): void {
     this.current.destroy();
     for (const epoch of this.previous) epoch.destroy();

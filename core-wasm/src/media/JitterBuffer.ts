@@ -1,6 +1,7 @@
 import { JitterPop, JitterPush } from '../enums.ts';
 import type { VoiceCore } from '../VoiceCore.ts';
 
+/** Options of `JitterBuffer`. */
 export interface JitterBufferOptions {
   /** Slots (rounded up to a power of two): how far ahead of playout a packet may be. Default 64. */
   capacity?: number;
@@ -10,11 +11,17 @@ export interface JitterBufferOptions {
   targetDepth?: number;
 }
 
+/** What a `JitterBuffer` has counted since it was made: frames lost, late, duplicated and played, and resets. */
 export interface JitterStats {
+  /** Frames never received (concealed instead). */
   lost: number;
+  /** Frames that arrived after their turn. */
   late: number;
+  /** Frames received twice. */
   duplicates: number;
+  /** Frames handed out for decoding. */
   played: number;
+  /** Times the buffer started over (a jump in sequence numbers). */
   resets: number;
 }
 
@@ -35,6 +42,7 @@ export class JitterBuffer {
   timestamp = 0;
 
   constructor(
+    /** The core it runs in. */
     readonly core: VoiceCore,
     options: JitterBufferOptions = {},
   ) {
@@ -47,6 +55,7 @@ export class JitterBuffer {
     core.account(this.bytes);
   }
 
+  /** Stores an arriving frame by its RTP sequence number and timestamp; says what became of it. */
   push(sequence: number, timestamp: number, payload: Uint8Array, length = payload.length): JitterPush {
     const { core } = this;
     let at: number;
@@ -58,6 +67,7 @@ export class JitterBuffer {
     return core.exports.jitterPush(this.ctx, sequence & 0xffff, timestamp >>> 0, at, length) as JitterPush;
   }
 
+  /** Takes the next frame in order, once per frame period: its length (read it with `frame()`), `JitterPop.Lost` or `JitterPop.Empty`. */
   pop(): number {
     const { core } = this;
     const result = core.exports.jitterPop(this.ctx);
@@ -91,6 +101,7 @@ export class JitterBuffer {
     return this.core.exports.jitterDepth(this.ctx);
   }
 
+  /** What the buffer has counted so far. */
   stats(): JitterStats {
     const s = (i: number) => this.core.exports.jitterStat(this.ctx, i) >>> 0;
     return { lost: s(0), late: s(1), duplicates: s(2), played: s(3), resets: s(4) };
@@ -101,6 +112,7 @@ export class JitterBuffer {
     this.core.exports.jitterReset(this.ctx);
   }
 
+  /** Frees its memory in the core. */
   destroy(): void {
     if (this.ctx) {
       this.core.exports.jitterDestroy(this.ctx);

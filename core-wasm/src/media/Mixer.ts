@@ -1,5 +1,6 @@
 import type { VoiceCore, WasmBuffer } from '../VoiceCore.ts';
 
+/** Options of `Mixer`. */
 export interface MixerOptions {
   /** Most streams mixed at once. Default 32. */
   maxStreams?: number;
@@ -15,8 +16,11 @@ export interface MixerOptions {
  * decoder writes into directly (input(k)), so mixing copies nothing in.
  */
 export class Mixer {
+  /** How many streams it can mix at once. */
   readonly maxStreams: number;
+  /** Samples per frame. */
   readonly frameSamples: number;
+  /** The sample format of inputs and output. */
   readonly format: 'f32' | 'i16';
   private readonly inputs: WasmBuffer[] = [];
   private readonly output: WasmBuffer;
@@ -25,6 +29,7 @@ export class Mixer {
   private readonly gainValues: number[];
 
   constructor(
+    /** The core it runs in. */
     readonly core: VoiceCore,
     options: MixerOptions = {},
   ) {
@@ -78,6 +83,7 @@ export class Mixer {
     return this.output.i16(this.frameSamples);
   }
 
+  /** Frees its memory in the core. */
   destroy(): void {
     for (const b of this.inputs) b.free();
     this.output.free();

@@ -1,7 +1,10 @@
 import type { VoiceCore, WasmBuffer } from '../VoiceCore.ts';
 
+/** Options of `Resampler`. */
 export interface ResamplerOptions {
+  /** Input sample rate in Hz. */
   inputRate?: number;
+  /** Output sample rate in Hz. */
   outputRate?: number;
   /** Most input samples per call. Default 20 ms of input. */
   maxInput?: number;
@@ -14,14 +17,18 @@ export interface ResamplerOptions {
  */
 export class Resampler {
   private ctx: number;
+  /** Input sample rate in Hz. */
   readonly inputRate: number;
+  /** Output sample rate in Hz. */
   readonly outputRate: number;
+  /** Most input samples per call. */
   readonly maxInput: number;
   private readonly output: WasmBuffer;
   private readonly outputCapacity: number;
   private readonly bytes: number;
 
   constructor(
+    /** The core it runs in. */
     readonly core: VoiceCore,
     options: ResamplerOptions = {},
   ) {
@@ -57,10 +64,12 @@ export class Resampler {
     return this.processInput(samples.length);
   }
 
+  /** Forgets the filter history (a new stream starts). */
   reset(): void {
     this.core.exports.resamplerReset(this.ctx);
   }
 
+  /** Frees its memory in the core. */
   destroy(): void {
     if (this.ctx) {
       this.core.exports.resamplerDestroy(this.ctx);

@@ -1,5 +1,6 @@
 import type { VoiceCore, WasmBuffer } from '../VoiceCore.ts';
 
+/** Options of `VoiceActivityDetector`. */
 export interface VoiceActivityOptions {
   /** Frame level (RMS dBFS) at or above which a frame is voice. Default -45. */
   thresholdDb?: number;
@@ -19,6 +20,7 @@ export class VoiceActivityDetector {
   private readonly buffer: WasmBuffer;
 
   constructor(
+    /** The core it runs in. */
     readonly core: VoiceCore,
     options: VoiceActivityOptions = {},
   ) {
@@ -26,6 +28,7 @@ export class VoiceActivityDetector {
     this.buffer = core.alloc((options.maxFrameSamples ?? 960) * 4);
   }
 
+  /** Sets the threshold (dBFS) and how many frames the gate stays open after the level drops. */
   configure(thresholdDb: number, hangoverFrames: number): void {
     this.core.exports.vadConfigure(this.ctx, thresholdDb, hangoverFrames);
   }
@@ -43,10 +46,12 @@ export class VoiceActivityDetector {
     return this.buffer.f32();
   }
 
+  /** The input area as 16-bit samples: write a frame there, then `processInput(n, 'i16')`. */
   inputI16(): Int16Array {
     return this.buffer.i16();
   }
 
+  /** Runs the detector on `samples` samples already in the input area; true while voice is detected. */
   processInput(samples: number, format: 'f32' | 'i16' = 'f32'): boolean {
     const e = this.core.exports;
     const fn = format === 'f32' ? e.vadProcessF32 : e.vadProcessI16;
@@ -58,6 +63,7 @@ export class VoiceActivityDetector {
     return this.core.exports.vadLevel(this.ctx);
   }
 
+  /** Frees its memory in the core. */
   destroy(): void {
     if (this.ctx) this.core.exports.vadDestroy(this.ctx);
     this.ctx = 0;

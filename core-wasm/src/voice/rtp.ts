@@ -6,15 +6,25 @@ export const RTP_OPUS_PAYLOAD_TYPE = 0x78;
 /** Timestamp step of one 20 ms frame at 48 kHz. */
 export const RTP_OPUS_FRAME_TICKS = 960;
 
+/** A parsed RTP header (RFC 3550) of a voice packet. */
 export interface RtpHeader {
+  /** RTP version (2). */
   version: number;
+  /** The padding bit. */
   padding: boolean;
+  /** The extension bit. */
   extension: boolean;
+  /** How many CSRC identifiers follow the fixed header. */
   csrcCount: number;
+  /** The marker bit. */
   marker: boolean;
+  /** The payload type (0x78 for Opus here). */
   payloadType: number;
+  /** The sequence number (16 bits). */
   sequence: number;
+  /** The RTP timestamp (48 kHz ticks). */
   timestamp: number;
+  /** The sender's synchronization source. */
   ssrc: number;
   /** Bytes left unencrypted by the `*_rtpsize` modes: 12 + 4 * CC (+ 4 with an extension). */
   rtpsizeHeaderLength: number;
@@ -24,16 +34,27 @@ export interface RtpHeader {
   extensionWords: number;
 }
 
+/** The fields to write an RTP header from. */
 export interface RtpHeaderFields {
+  /** The sequence number (16 bits). */
   sequence: number;
+  /** The RTP timestamp (48 kHz ticks). */
   timestamp: number;
+  /** The sender's synchronization source. */
   ssrc: number;
+  /** The payload type (default Opus, 0x78). */
   payloadType?: number;
+  /** The marker bit. */
   marker?: boolean;
   /** Contributing sources (at most 15). */
   csrcs?: readonly number[];
   /** Header extension: profile (e.g. 0xBEDE) and body length in 32-bit words; the body is the caller's to write. */
-  extension?: { profile: number; words: number };
+  extension?: {
+    /** The extension's profile (16 bits). */
+    profile: number;
+    /** Its length in 32-bit words. */
+    words: number;
+  };
 }
 
 /**
@@ -41,7 +62,11 @@ export interface RtpHeaderFields {
  * core memory addresses (no copies); the others accept any Uint8Array.
  */
 export class Rtp {
-  constructor(readonly core: VoiceCore) {}
+  /** Reads and writes RTP headers in `core`'s memory. */
+  constructor(
+    /** The core whose memory holds the packets. */
+    readonly core: VoiceCore,
+  ) {}
 
   /**
    * Writes the header at packet[0..): 12 bytes, CSRCs, extension preamble. Returns the offset

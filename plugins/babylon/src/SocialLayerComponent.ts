@@ -37,8 +37,11 @@ export class SocialLayerComponent {
     return components.get(scene);
   }
 
+  /** The component's name among the scene's components. */
   readonly name = SocialLayerComponent.Name;
+  /** The scene the panels belong to. */
   readonly scene: Scene;
+  /** The Social Layer client the panels show. */
   readonly client: PluginClient;
   /** Fires once when the component is disposed (by `dispose()` or the scene's disposal). */
   readonly onDisposeObservable = new Observable<SocialLayerComponent>();
@@ -67,6 +70,7 @@ export class SocialLayerComponent {
     return this.#beforeRender !== null;
   }
 
+  /** Turns the pumping of `client.runCallbacks()` before every render on or off. */
   set pumpCallbacks(pump: boolean) {
     if (pump === this.pumpCallbacks || (pump && this.#disposed)) return;
     if (pump) this.#beforeRender = this.scene.onBeforeRenderObservable.add(this.#pump);
@@ -76,6 +80,7 @@ export class SocialLayerComponent {
     }
   }
 
+  /** Whether the component was disposed (with its scene, or by `dispose()`). */
   get isDisposed(): boolean {
     return this.#disposed;
   }
@@ -129,6 +134,7 @@ export class SocialLayerComponent {
     return this;
   }
 
+  /** Removes the friends panel and the invite toasts. */
   hideFriends(): this {
     this.#overlay?.hideFriends();
     return this;

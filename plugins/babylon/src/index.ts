@@ -3,6 +3,8 @@
  * push-to-talk bound to a Babylon.js scene. Side-effect free: importing it registers nothing.
  * The panels are the engine-neutral ones of @social-layer/ui, re-exported here so a game needs
  * only this package.
+ *
+ * @module @social-layer/babylon
  */
 export { SocialLayerComponent } from './SocialLayerComponent.ts';
 export { PushToTalk } from './PushToTalk.ts';

@@ -7,6 +7,7 @@ import type { OverlayOptions, PanelClient } from '@social-layer/ui';
  */
 export type PluginClient = PanelClient & Pick<Client, 'runCallbacks'>;
 
+/** Options of `SocialLayerComponent`. */
 export interface SocialLayerComponentOptions {
   /**
    * Call `client.runCallbacks()` before every render of the scene (`onBeforeRenderObservable`).

@@ -46,6 +46,7 @@ export class PushToTalk {
     this.#call.setPTTActive(false);
   };
 
+  /** Stops listening to the key and releases push-to-talk; runs by itself when the scene shuts down. */
   destroy(): void {
     if (this.#destroyed) return;
     this.#up();

@@ -109,6 +109,7 @@ export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
     return this;
   }
 
+  /** Removes the friends panel and the invite toasts. */
   hideFriends(): this {
     this.#overlay?.hideFriends();
     return this;

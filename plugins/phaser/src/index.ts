@@ -1,6 +1,8 @@
 /**
  * @social-layer/phaser: lobby chat and member-list panels for Phaser 4 games, over the
  * Social Layer client. Importing this module loads Phaser, so it runs in browsers only.
+ *
+ * @module @social-layer/phaser
  */
 import './augment.ts';
 

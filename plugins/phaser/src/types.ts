@@ -20,6 +20,7 @@ export type {
  */
 export type PluginClient = PanelClient & Pick<Client, 'runCallbacks'>;
 
+/** Options of `this.socialLayer.attach(client, options)`. */
 export interface AttachOptions {
   /**
    * Call `client.runCallbacks()` on every scene update. Turn it on when the client was made with

@@ -46,10 +46,12 @@ export class SocialLayer {
     app.once('destroy', this.destroy, this);
   }
 
+  /** The PlayCanvas app the panels belong to. */
   get app(): AppBase {
     return this.#app;
   }
 
+  /** The Social Layer client the panels show. */
   get client(): PluginClient {
     return this.#client;
   }
@@ -108,6 +110,7 @@ export class SocialLayer {
     return this;
   }
 
+  /** Removes the friends panel and the invite toasts. */
   hideFriends(): this {
     this.#overlay?.hideFriends();
     return this;

@@ -40,6 +40,7 @@ export class SocialLayerScript extends Script {
     return this.#layer;
   }
 
+  /** PlayCanvas calls it once: builds the layer for the app and shows what the properties ask for. */
   initialize(): void {
     if (!this.client) throw new Error('SocialLayerScript: set the client property when creating the script');
     const layer = new SocialLayer(this.app, this.client, { pumpCallbacks: this.pumpCallbacks, parent: this.parent });

@@ -3,6 +3,8 @@
  * toasts) and push-to-talk over a PlayCanvas app, as an app-level system (`SocialLayer`) or an
  * ESM script (`SocialLayerScript`). The panels are `@social-layer/ui`'s; this package only ties
  * them to the app's update and destroy. Imports in Node; the panels need a DOM.
+ *
+ * @module @social-layer/playcanvas
  */
 import './augment.ts';
 

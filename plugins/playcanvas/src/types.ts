@@ -10,6 +10,7 @@ export type PluginClient = Pick<
   'on' | 'getLobbyHandle' | 'getMessageHandle' | 'getCurrentUserV2' | 'sendLobbyMessage' | 'runCallbacks'
 >;
 
+/** Options of `SocialLayer` (and `SocialLayerScript`). */
 export interface AttachOptions {
   /**
    * Call `client.runCallbacks()` on every app `update`. Turn it on when the client was made with

@@ -3,6 +3,7 @@ import type { DeviceScreen } from '@social-layer/client';
 /** What the client hands a device screen (DeviceScreen.open's argument). */
 type DeviceScreenInfo = Parameters<DeviceScreen['open']>[0];
 
+/** Options of `DeviceAuthorizationPanel`. */
 export interface DeviceAuthorizationPanelOptions {
   /** Heading of the panel (default "Link your account"). */
   title?: string;

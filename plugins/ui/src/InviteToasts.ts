@@ -99,6 +99,7 @@ export class InviteToasts {
     this.element.append(toast);
   }
 
+  /** Removes the toast of this invite, if shown. */
   dismiss(inviteId: string): void {
     const entry = this.#toasts.get(inviteId);
     if (!entry) return;

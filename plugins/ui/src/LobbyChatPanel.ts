@@ -13,6 +13,7 @@ import type { ChatPanelOptions, PanelClient } from './types.ts';
 export class LobbyChatPanel {
   /** The panel's root element (class `sl-panel sl-chat`). */
   readonly element: HTMLElement;
+  /** The lobby whose chat this is. */
   readonly lobbyId: string;
   readonly #client: PanelClient;
   readonly #log: HTMLUListElement;
@@ -20,6 +21,8 @@ export class LobbyChatPanel {
   readonly #send: HTMLButtonElement;
   readonly #error: HTMLElement;
   readonly #empty: HTMLLIElement;
+  /** 'Linked to #channel' while the lobby is linked to a guild channel (issue 12); hidden otherwise. */
+  readonly #linked: HTMLElement;
   /** Shown messages by ID. The handles are kept: history is not in the client's message cache. */
   readonly #rows = new Map<string, { row: HTMLLIElement; message: MessageHandle }>();
   readonly #maxMessages: number;
@@ -41,6 +44,7 @@ export class LobbyChatPanel {
     this.#unreadBadge.classList.add('sl-chat-unread');
     // Unfolding the panel means the player sees the messages: the badge goes.
     this.element.addEventListener('sl-layout', this.#onLayout);
+    this.#linked = el(doc, 'div', 'sl-chat-linked');
     this.#log = el(doc, 'ul', 'sl-chat-log');
     // New rows are announced politely (a list keeps its list semantics; role=log would drop them).
     this.#log.setAttribute('aria-live', 'polite');
@@ -61,13 +65,18 @@ export class LobbyChatPanel {
     this.#send.type = 'submit';
     this.#send.textContent = 'Send';
     form.append(this.#input, this.#send);
-    frame.body.append(this.#log, this.#error, form);
+    frame.body.append(this.#linked, this.#log, this.#error, form);
+    this.#showLink();
 
     form.addEventListener('submit', this.#onSubmit);
     this.#input.addEventListener('keydown', stopPropagation);
     this.#input.addEventListener('keyup', stopPropagation);
     this.#unsubscribe.push(client.on('messageCreated', this.#onMessageCreated));
     this.#unsubscribe.push(client.on('userUpdated', this.#onUserUpdated));
+    // Linked channels: the link's name, and edits and deletes made in the guild channel.
+    this.#unsubscribe.push(client.on('lobbyUpdated', (id) => id === this.lobbyId && this.#showLink()));
+    this.#unsubscribe.push(client.on('messageUpdated', this.#onMessageUpdated));
+    this.#unsubscribe.push(client.on('messageDeleted', this.#onMessageDeleted));
     parent.append(this.element);
   }
 
@@ -106,6 +115,27 @@ export class LobbyChatPanel {
       this.#unread++;
       this.#unreadBadge.textContent = `${this.#unread} new`;
     }
+  };
+
+  /** The linked guild channel's name under the title, or nothing when the lobby is not linked. */
+  #showLink(): void {
+    const channel = this.#client.getLobbyHandle(this.lobbyId)?.linkedChannel?.();
+    this.#linked.textContent = channel ? `Linked to #${channel.name}` : '';
+    this.#linked.title = channel ? 'Messages here are also visible in the linked server channel' : '';
+    this.element.classList.toggle('sl-chat-is-linked', channel !== undefined);
+  }
+
+  readonly #onMessageUpdated = (messageId: string): void => {
+    const shown = this.#rows.get(messageId);
+    const text = shown?.row.querySelector('.sl-chat-text');
+    if (shown && text) text.textContent = shown.message.content();
+  };
+
+  readonly #onMessageDeleted = (messageId: string): void => {
+    const shown = this.#rows.get(messageId);
+    if (!shown) return;
+    shown.row.remove();
+    this.#rows.delete(messageId);
   };
 
   readonly #onLayout = (): void => {
@@ -169,6 +199,21 @@ export class LobbyChatPanel {
     const text = el(doc, 'span', 'sl-chat-text');
     text.textContent = message.content();
     row.append(time, author, text);
+    // Optional calls: a panel may be handed a client (or a test's fake) from before linked channels.
+    if (message.disclosureType?.() !== undefined) {
+      // The SDK's notice that messages are visible outside the game: no author.
+      row.classList.add('sl-chat-notice');
+      author.remove();
+    } else if (message.linkedMessage?.()?.origin === 'channel') {
+      // Written in the linked guild channel (the web app), not in a game.
+      row.classList.add('sl-from-guild');
+      const badge = el(doc, 'span', 'sl-chat-source');
+      badge.textContent = 'server';
+      badge.title = 'Sent from the linked server channel';
+      author.after(badge);
+      const extra = message.additionalContent();
+      if (extra && !message.content()) text.textContent = `[${extra.count} ${extra.count === 1 ? 'item' : 'items'} only visible on the server]`;
+    }
 
     const stick = this.#log.scrollHeight - this.#log.scrollTop - this.#log.clientHeight < 24;
     this.#insertInOrder(message.id, row);

@@ -15,6 +15,7 @@ const MEMBER_EVENTS = ['lobbyMemberAdded', 'lobbyMemberUpdated', 'lobbyMemberRem
 export class LobbyMemberList {
   /** The panel's root element (class `sl-panel sl-members`). */
   readonly element: HTMLElement;
+  /** The lobby whose members this lists. */
   readonly lobbyId: string;
   readonly #client: PanelClient;
   readonly #list: HTMLUListElement;

@@ -66,18 +66,22 @@ export class LobbyOverlay {
     }
   }
 
+  /** The lobby chat panel, while `showLobby` shows one. */
   get chat(): LobbyChatPanel | undefined {
     return this.#chat;
   }
 
+  /** The member list, while `showLobby` shows one. */
   get members(): LobbyMemberList | undefined {
     return this.#members;
   }
 
+  /** The friends panel, while `showFriends` shows one. */
   get friends(): FriendsPanel | undefined {
     return this.#friends;
   }
 
+  /** The invite toasts, while `showFriends` shows them. */
   get toasts(): InviteToasts | undefined {
     return this.#toasts;
   }
@@ -118,6 +122,7 @@ export class LobbyOverlay {
     if (options.toasts !== false) this.#toasts = new InviteToasts(client, this.element, options.toasts ?? {});
   }
 
+  /** Removes the friends panel and the invite toasts. */
   hideFriends(): void {
     this.#friends?.destroy();
     this.#toasts?.destroy();

@@ -1,9 +1,12 @@
 /** The part of a client `Call` push-to-talk drives. */
 export interface PushToTalkCall {
+  /** Sets the call's audio mode (push-to-talk or voice activity). */
   setAudioMode(mode: number): void;
+  /** Opens (true) or closes the microphone in push-to-talk mode. */
   setPTTActive(active: boolean): void;
 }
 
+/** Options of `PushToTalkKey`: the key and what it drives. */
 export interface PushToTalkKeyOptions {
   /** The key, as `KeyboardEvent.code` (layout-independent). Default 'KeyV'. */
   code?: string;

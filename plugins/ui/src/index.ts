@@ -6,6 +6,8 @@
  * import; the plugins for Phaser, Babylon.js and PlayCanvas drive these from their engine's
  * lifecycle. Side-effect free: the stylesheet is added by the first overlay or bar and removed
  * with the last.
+ *
+ * @module @social-layer/ui
  */
 export { LobbyOverlay } from './LobbyOverlay.ts';
 export type { SafeArea } from './overlayLayout.ts';

@@ -1,11 +1,16 @@
 /** Insets (px, from each edge of the overlay) that leave a rectangle no panel covers. */
 export interface SafeArea {
+  /** Inset from the overlay's left edge, in CSS pixels. */
   left: number;
+  /** Inset from the top edge, in CSS pixels. */
   top: number;
+  /** Inset from the right edge, in CSS pixels. */
   right: number;
+  /** Inset from the bottom edge, in CSS pixels. */
   bottom: number;
   /** The free rectangle itself, in overlay coordinates (its parent's, the canvas's box). */
   width: number;
+  /** Height of the free rectangle. */
   height: number;
 }
 

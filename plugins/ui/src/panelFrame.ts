@@ -38,6 +38,7 @@ export function createPanelFrame(doc: Document, className: string, title: string
   return { element, toggle, count, body };
 }
 
+/** Whether an overlay panel is folded to its title bar. */
 export function isPanelCollapsed(panel: HTMLElement): boolean {
   return panel.classList.contains('sl-collapsed');
 }

@@ -75,6 +75,11 @@ const CSS = `
 .sl-chat-message.sl-own .sl-chat-author { color: var(--sl-online); }
 .sl-chat-time { float: right; margin-left: 8px; font-size: 11px; color: var(--sl-muted); }
 .sl-chat-empty { color: var(--sl-muted); font-style: italic; }
+.sl-chat-linked { padding: 4px 12px; font-size: 12px; color: var(--sl-muted); border-bottom: 1px solid rgba(255, 255, 255, 0.06); }
+.sl-chat-linked:empty { display: none; }
+.sl-chat-source { margin-right: 6px; padding: 0 5px; border-radius: 6px; font-size: 10px; text-transform: uppercase; background: rgba(255, 255, 255, 0.12); color: var(--sl-muted); }
+.sl-chat-message.sl-from-guild .sl-chat-author { color: var(--sl-online); }
+.sl-chat-message.sl-chat-notice { color: var(--sl-muted); font-style: italic; font-size: 12px; }
 .sl-chat-form { display: flex; gap: 6px; padding: 8px; border-top: 1px solid rgba(255, 255, 255, 0.06); }
 .sl-chat-input {
   flex: 1; min-width: 0; padding: 7px 10px; border-radius: 7px; border: 1px solid rgba(255, 255, 255, 0.12);

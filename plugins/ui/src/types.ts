@@ -20,6 +20,7 @@ export interface OverlayOptions {
 /** Where a panel sits over the game canvas. */
 export type PanelAnchor = 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right';
 
+/** Options of the lobby chat panel. */
 export interface ChatPanelOptions {
   /** Panel heading. Default 'Lobby chat'. */
   title?: string;
@@ -31,6 +32,7 @@ export interface ChatPanelOptions {
   anchor?: PanelAnchor;
 }
 
+/** Options of the lobby member list. */
 export interface MemberListOptions {
   /** Panel heading. Default 'Players'. */
   title?: string;
@@ -40,6 +42,7 @@ export interface MemberListOptions {
   memberColor?: (memberId: string) => string | undefined;
 }
 
+/** What `LobbyOverlay.showLobby` shows: the chat and member list of a lobby, with their options. */
 export interface ShowLobbyOptions {
   /** Chat panel options, or false for no chat panel. */
   chat?: ChatPanelOptions | false;
@@ -65,6 +68,7 @@ export type FriendsClient = Pick<
   | 'rejectDiscordFriendRequest'
 >;
 
+/** Options of the friends panel. */
 export interface FriendsPanelOptions {
   /** Panel heading. Default 'Friends'. */
   title?: string;
@@ -72,6 +76,7 @@ export interface FriendsPanelOptions {
   anchor?: PanelAnchor;
 }
 
+/** Options of the invite toasts. */
 export interface InviteToastOptions {
   /**
    * Called with the join secret when the player accepts an invite: the game joins the party
@@ -84,6 +89,7 @@ export interface InviteToastOptions {
   anchor?: PanelAnchor | 'top-center';
 }
 
+/** What `LobbyOverlay.showFriends` shows: the friends panel and the invite toasts, with their options. */
 export interface ShowFriendsOptions {
   /** Friends panel options, or false for none. */
   panel?: FriendsPanelOptions | false;

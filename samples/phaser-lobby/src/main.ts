@@ -3,6 +3,7 @@ import { SocialLayerPlugin } from '@social-layer/phaser';
 import { GameSession } from '@social-layer/ui';
 import { newAvatar, WORLD } from './avatarState.ts';
 import { LobbyScene } from './LobbyScene.ts';
+import { LinkChannelPanel } from './LinkChannelPanel.ts';
 
 /** What the sample puts on `window.__socialLayerSample`, for tests and for poking in devtools. */
 export interface SampleHook extends Partial<Pick<GameSession, 'client' | 'lobbyId' | 'userId' | 'secret' | 'voice'>> {
@@ -46,6 +47,8 @@ async function start(): Promise<void> {
   });
   const { client, lobbyId, userId, secret, voice } = session;
   Object.assign(hook, { session, client, lobbyId, userId, secret, voice });
+  // Signed-in players may link the lobby's chat to a channel of a server they manage (issue 12).
+  new LinkChannelPanel(client, lobbyId, document.querySelector('header')!);
   scene = new LobbyScene(session);
   hook.game = new Phaser.Game({
     type: Phaser.AUTO,

@@ -59,8 +59,10 @@ describe('account linking in the Phaser sample', () => {
     await popup.locator('#display_name').fill(guestUser.displayName);
     await popup.locator('#password').fill('correct horse battery staple');
     await popup.locator('#sign-up').click();
-    await popup.locator('#authorize').click({ timeout: 20_000 });
-    await popup.waitForEvent('close', { timeout: 20_000 });
+    // Listen for the close before clicking: the popup may close before click() returns (seen under load).
+    const popupClosed = popup.isClosed() ? Promise.resolve() : popup.waitForEvent('close', { timeout: 40_000 });
+    await popup.locator('#authorize').click({ timeout: 20_000, noWaitAfter: true });
+    await popupClosed;
 
     // The page reloads signed in as the full account, in the same lobby.
     await expect.poll(() => me(guest.page).catch(() => null).then((u) => u?.provisional), { timeout: 30_000 }).toBe(false);

@@ -32,7 +32,15 @@ const INSTALL_SCOPES = new Set([...KNOWN_SCOPES, 'bot']);
 export type IntegrationTypesConfig = Record<string, { oauth2_install_params?: { scopes: string[]; permissions: string } }>;
 
 /** The public body of PATCH /applications/@me (RESTPatchCurrentApplicationJSONBody) plus our extensions. */
+/** What the interactions slice adds to an application edit and its wire shape (issue 13). */
+export interface InteractionEndpointFields {
+  prepareEndpoint(applicationId: string, patch: { interactions_endpoint_url?: string | null }, errs: FieldErrors): Promise<(() => Promise<void>) | null>;
+  endpointWire(applicationId: string): Promise<{ interactions_endpoint_url: string | null }>;
+}
+
 export interface ApplicationPatch extends WebhookPatch {
+  /** Issue 13: PING-verified before it is saved; null or "" clears it (interactions go over the Gateway). */
+  interactions_endpoint_url?: string | null;
   description?: string;
   icon?: string | null;
   flags?: number;
@@ -74,6 +82,8 @@ export interface ApplicationWire {
   event_webhooks_status?: WebhookWire['event_webhooks_status'];
   event_webhooks_types?: WebhookWire['event_webhooks_types'];
   event_webhooks_last_error?: string;
+  /** Issue 13: where interactions are POSTed (signed); null: over the Gateway. */
+  interactions_endpoint_url?: string | null;
 }
 
 /** Developer-facing application rules, shared by the REST routes, the portal and the admin CLI. */
@@ -83,6 +93,8 @@ export class ApplicationService {
     private readonly store: Store,
     private readonly urls: UrlPolicy,
     readonly webhooks: Pick<WebhookService, 'prepare' | 'wire' | 'resend'> | null = null,
+    /** The interactions endpoint URL (issue 13): checked and PING-verified with the rest of an edit; the CLI has none. */
+    readonly interactions: InteractionEndpointFields | null = null,
   ) {}
 
   /** An application made in the portal: owned by its creator, and in pre-approval. */
@@ -188,9 +200,11 @@ export class ApplicationService {
     if (patch.public_client !== undefined) changes.publicClient = patch.public_client;
     // Checked with the rest, so one 50035 names every problem; saved only if the whole edit is valid.
     const commitWebhooks = this.webhooks ? await this.webhooks.prepare(id, patch, errs) : null;
+    const commitEndpoint = this.interactions ? await this.interactions.prepareEndpoint(id, patch, errs) : null;
     errs.throwIfAny();
     await this.store.applications.update(id, changes);
     await commitWebhooks?.();
+    await commitEndpoint?.();
     return (await this.store.applications.get(id))!;
   }
 
@@ -260,6 +274,7 @@ export class ApplicationService {
       social_sdk: { enabled: app.social_sdk === 1, approval: (app.approval ?? 'approved') as ApprovalState },
       channel_obfuscation: app.channel_obfuscation === 1,
       ...(this.webhooks ? await this.webhooks.wire(app.id) : {}),
+      ...(this.interactions ? await this.interactions.endpointWire(app.id) : {}),
     };
   }
 }

@@ -4,6 +4,8 @@ import { ApiError } from '../http/ApiError.ts';
 import type { Store } from '../storage/Store.ts';
 import { type CliCommand, CliUsageError, printJson, snowflakeOption } from './command.ts';
 import { DATA_OPTIONS, DATA_USAGE, withStore } from './operatorStore.ts';
+import { ActivityService } from '../activities/ActivityService.ts';
+import { type ActivityOrientation, type ActivityPlatform, parseMappingOption, type UrlMapping } from '../activities/activitySettings.ts';
 
 /** Development mode for URL checks: `--dev` or SOCIAL_LAYER_DEV=1, as the server. */
 export function devMode(values: Record<string, unknown>): boolean {
@@ -46,19 +48,58 @@ function parseBool(value: unknown, name: string): boolean | undefined {
 
 export const appsUpdate: CliCommand = {
   words: ['apps', 'update'],
-  usage: `apps update --app ID [--redirect-uri URI]... [--public true|false] [--dev] ${DATA_USAGE}
+  usage: `apps update --app ID [--redirect-uri URI]... [--public true|false]
+      [--activities true|false] [--url-mapping PREFIX=TARGET]... [--platform web|android|ios]...
+      [--orientation unlocked|portrait|landscape] [--dev] ${DATA_USAGE}
       Sets the application's redirect URIs (the ones given replace the list) and client type, and
       prints the application as JSON (GET /applications/@me's shape). URIs follow the production
-      rules unless --dev (or SOCIAL_LAYER_DEV=1) allows http ones.`,
-  options: { app: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true }, public: { type: 'string' }, dev: { type: 'boolean' }, ...DATA_OPTIONS },
+      rules unless --dev (or SOCIAL_LAYER_DEV=1) allows http ones. The activity options (issue 17)
+      enable the embedded app and set its URL mappings (the ones given replace the list; / is the
+      root mapping), platforms and orientation; the output then carries "activities".`,
+  options: {
+    app: { type: 'string' },
+    'redirect-uri': { type: 'string', multiple: true },
+    public: { type: 'string' },
+    activities: { type: 'string' },
+    'url-mapping': { type: 'string', multiple: true },
+    platform: { type: 'string', multiple: true },
+    orientation: { type: 'string' },
+    dev: { type: 'boolean' },
+    ...DATA_OPTIONS,
+  },
   async run(values, io) {
     const id = snowflakeOption(values, 'app');
     const uris = values['redirect-uri'] as string[] | undefined;
     const publicClient = parseBool(values.public, 'public');
-    if (uris === undefined && publicClient === undefined) throw new CliUsageError('apps update needs --redirect-uri or --public');
-    const wire = await withApplications(values, async (apps) =>
-      apps.toWire(await apps.update(id, { ...(uris ? { redirect_uris: uris } : {}), ...(publicClient !== undefined ? { public_client: publicClient } : {}) })),
-    );
+    const activitiesOn = parseBool(values.activities, 'activities');
+    const mappingTexts = values['url-mapping'] as string[] | undefined;
+    const platforms = values.platform as string[] | undefined;
+    const orientation = values.orientation as string | undefined;
+    const mappings: UrlMapping[] | undefined = mappingTexts?.map((t) => {
+      const m = parseMappingOption(t);
+      if (!m) throw new CliUsageError(`--url-mapping takes PREFIX=TARGET (got ${JSON.stringify(t)})`);
+      return m;
+    });
+    const activityEdit = activitiesOn !== undefined || mappings !== undefined || platforms !== undefined || orientation !== undefined;
+    if (uris === undefined && publicClient === undefined && !activityEdit) throw new CliUsageError('apps update needs --redirect-uri, --public or an activity option');
+    const wire = await withApplications(values, async (apps, store) => {
+      const activities = new ActivityService(store, new UrlPolicy(devMode(values)));
+      const activityPatch = {
+        ...(activitiesOn !== undefined ? { enabled: activitiesOn } : {}),
+        ...(mappings ? { url_mappings: mappings } : {}),
+        ...(platforms ? { supported_platforms: platforms as ActivityPlatform[] } : {}),
+        ...(orientation !== undefined ? { orientation: orientation as ActivityOrientation } : {}),
+      };
+      // Bad activity settings refuse the whole command before anything is written.
+      if (activityEdit) await activities.checkSettings(id, activityPatch);
+      let row = await apps.get(id);
+      if (uris !== undefined || publicClient !== undefined) row = await apps.update(id, { ...(uris ? { redirect_uris: uris } : {}), ...(publicClient !== undefined ? { public_client: publicClient } : {}) });
+      const out: Record<string, unknown> = { ...(await apps.toWire(row)) };
+      if (activityEdit) {
+        out.activities = await activities.updateSettings(id, activityPatch);
+      }
+      return out;
+    });
     printJson(io, wire);
     return 0;
   },

@@ -8,11 +8,16 @@ import type { TlsSetting } from '../config/serverTls.ts';
 export const start: CliCommand = {
   words: ['start'],
   usage: `start [--port N] [--data DIR] [--log-level debug|info|warn|error] [--dev]
-                     [--database-url postgres://...] [--redis-url redis://...] [--games DIR]
+                     [--database-url postgres://...] [--database-schema NAME]
+                     [--redis-url redis://...] [--redis-prefix P] [--games DIR]
       Starts the platform (HTTP API, Gateway, voice, sample games). Port and data folder also come
       from SOCIAL_LAYER_PORT and SOCIAL_LAYER_DATA; defaults 3333 and ./data (embedded SQLite).
       Scale-out: PostgreSQL for data and Redis between nodes (SOCIAL_LAYER_DATABASE_URL,
-      SOCIAL_LAYER_REDIS_URL); run several nodes against the same two.
+      SOCIAL_LAYER_REDIS_URL); run several nodes against the same two, each on its own --port,
+      behind a load balancer named by --public-url (npm run cluster starts such a set).
+      --database-schema NAME (SOCIAL_LAYER_DATABASE_SCHEMA): the PostgreSQL schema (made if
+      missing; default the connection's search_path). --redis-prefix P (SOCIAL_LAYER_REDIS_PREFIX):
+      prefix of every Redis key and channel (default sl:); every node of a cluster uses the same.
       --games DIR serves DIR/<name>/dist at /games/<name>/ instead of the bundled samples
       (SOCIAL_LAYER_GAMES): point it at the folder of games made with the scaffolder.
       --dev (SOCIAL_LAYER_DEV=1): development mode: applications may register http and loopback
@@ -25,7 +30,11 @@ export const start: CliCommand = {
       then say https/wss. --tls (SOCIAL_LAYER_TLS=1) without files: development mode only, a
       self-signed certificate generated once into DATA/dev-tls/ (production refuses). Without
       any of these the server speaks plain HTTP. Voice clients that always dial wss (such as
-      @discordjs/voice) need TLS.`,
+      @discordjs/voice) need TLS.
+      --s3-bucket NAME [--s3-endpoint URL] [--s3-region R] (SOCIAL_LAYER_S3_BUCKET, _ENDPOINT,
+      _REGION): attachments and emoji images in an S3-compatible bucket instead of DATA/attachments;
+      credentials from the standard AWS variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY...);
+      with an endpoint (MinIO and the like) path-style addressing is used.`,
   options: {
     port: { type: 'string' },
     data: { type: 'string' },
@@ -33,11 +42,16 @@ export const start: CliCommand = {
     'log-level': { type: 'string' },
     'database-url': { type: 'string' },
     'redis-url': { type: 'string' },
+    'database-schema': { type: 'string' },
+    'redis-prefix': { type: 'string' },
     games: { type: 'string' },
     dev: { type: 'boolean' },
     'public-url': { type: 'string' },
     tls: { type: 'boolean' },
     'tls-cert': { type: 'string' },
+    's3-bucket': { type: 'string' },
+    's3-endpoint': { type: 'string' },
+    's3-region': { type: 'string' },
     'tls-key': { type: 'string' },
   },
   async run(values, io) {
@@ -48,6 +62,10 @@ export const start: CliCommand = {
     const logLevel = (values['log-level'] ?? process.env.SOCIAL_LAYER_LOG_LEVEL ?? 'warn') as LogLevel;
     const databaseUrl = (values['database-url'] as string | undefined) ?? process.env.SOCIAL_LAYER_DATABASE_URL;
     const redisUrl = (values['redis-url'] as string | undefined) ?? process.env.SOCIAL_LAYER_REDIS_URL;
+    const databaseSchema = (values['database-schema'] as string | undefined) ?? process.env.SOCIAL_LAYER_DATABASE_SCHEMA;
+    const redisPrefix = (values['redis-prefix'] as string | undefined) ?? process.env.SOCIAL_LAYER_REDIS_PREFIX;
+    if (databaseSchema && !/^[A-Za-z0-9_]+$/.test(databaseSchema)) throw new CliUsageError(`Invalid --database-schema: ${databaseSchema} (letters, digits and _ only)`);
+    if (databaseSchema && !databaseUrl) throw new CliUsageError('--database-schema needs --database-url (a PostgreSQL database)');
     const games = (values.games as string | undefined) ?? process.env.SOCIAL_LAYER_GAMES;
     const dev = devMode(values);
     const tls = tlsSetting(values, dev);
@@ -59,12 +77,17 @@ export const start: CliCommand = {
       host: (values.host as string | undefined) ?? process.env.SOCIAL_LAYER_HOST ?? '127.0.0.1',
       logLevel,
       dev,
-      ...(databaseUrl ? { database: { dialect: 'postgres' as const, connectionString: databaseUrl } } : {}),
+      ...(databaseUrl ? { database: { dialect: 'postgres' as const, connectionString: databaseUrl, ...(databaseSchema ? { schema: databaseSchema } : {}) } } : {}),
       ...(redisUrl ? { redisUrl } : {}),
+      ...(redisPrefix ? { redisPrefix } : {}),
       ...(games ? { samplesDir: resolve(games) } : {}),
       // SOCIAL_LAYER_PUBLIC_URL is read by startServer itself.
       ...(values['public-url'] ? { publicUrl: values['public-url'] as string } : {}),
       ...(tls ? { tls } : {}),
+      // Without --s3-bucket, startServer reads SOCIAL_LAYER_S3_* itself.
+      ...(values['s3-bucket']
+        ? { attachmentsS3: { bucket: values['s3-bucket'] as string, ...(values['s3-endpoint'] ? { endpoint: values['s3-endpoint'] as string } : {}), ...(values['s3-region'] ? { region: values['s3-region'] as string } : {}) } }
+        : {}),
     });
 
     // First start: make a development application and show its credentials this once. The

@@ -84,7 +84,7 @@ export class CommerceService {
     const type = TYPE_OF[input.type];
     let slug = slugify(name);
     for (let n = 2; await this.store.skus.slugTaken(applicationId, slug); n++) slug = `${slugify(name)}-${n}`;
-    const row = await this.store.skus.create({
+    const fields = {
       application_id: applicationId,
       type,
       name,
@@ -92,6 +92,14 @@ export class CommerceService {
       flags: SkuFlags.Available | (type === SkuType.Subscription ? SkuFlags.UserSubscription : 0),
       price: input.price,
       billing_period_days: period,
+    };
+    if (type !== SkuType.Subscription) return skuToWire(await this.store.skus.create(fields));
+    // A subscription comes with its system-made SUBSCRIPTION_GROUP (type 6): same name and slug,
+    // never on sale itself (no AVAILABLE flag), as the public API lists them side by side.
+    const row = await this.store.database.db.transaction().execute(async (tx) => {
+      const sub = await this.store.skus.create(fields, tx);
+      await this.store.skus.create({ ...fields, type: SkuType.SubscriptionGroup, flags: SkuFlags.UserSubscription, billing_period_days: null }, tx);
+      return sub;
     });
     return skuToWire(row);
   }
@@ -103,6 +111,8 @@ export class CommerceService {
   async updateSku(applicationId: string, skuId: string, patch: { name?: string; price?: number; available?: boolean }): Promise<SkuWire> {
     const sku = await this.store.skus.get(skuId);
     if (!sku || sku.application_id !== applicationId) throw CommerceErrors.unknownSku();
+    // A group follows its subscription SKU; it is not edited on its own.
+    if (sku.type === SkuType.SubscriptionGroup) throw CommerceErrors.invalidSku();
     const errors: FieldErrorTree = {};
     const name = patch.name?.trim();
     if (name !== undefined && (name.length < 1 || name.length > 100)) errors.name = { _errors: [{ code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 1 and 100 in length.' }] };
@@ -113,7 +123,16 @@ export class CommerceService {
       ...(patch.price !== undefined ? { price: patch.price } : {}),
       ...(patch.available !== undefined ? { flags: patch.available ? sku.flags | SkuFlags.Available : sku.flags & ~SkuFlags.Available } : {}),
     };
-    if (Object.keys(set).length > 0) await this.store.skus.update(sku.id, set);
+    if (Object.keys(set).length > 0) {
+      await this.store.database.db.transaction().execute(async (tx) => {
+        await this.store.skus.update(sku.id, set, tx);
+        // The group keeps its subscription's name and price (its flags never say AVAILABLE).
+        if (sku.type === SkuType.Subscription && (set.name !== undefined || set.price !== undefined)) {
+          const group = await this.store.skus.groupOf(sku, tx);
+          if (group) await this.store.skus.update(group.id, { ...(set.name !== undefined ? { name: set.name } : {}), ...(set.price !== undefined ? { price: set.price } : {}) }, tx);
+        }
+      });
+    }
     return skuToWire({ ...sku, ...set });
   }
 
@@ -139,6 +158,21 @@ export class CommerceService {
     return rows.map(entitlementToWire);
   }
 
+  /**
+   * What an invoking user (and the guild the interaction came from) owns in an application, in the
+   * public shape: the `entitlements` array of an interaction payload (issue 13 calls this), and the
+   * web app's "what I own" on the store page. Active only: not deleted, not ended at the clock's
+   * now, and not a consumed one-time purchase (it no longer grants anything). Newest first, at most
+   * 100 of the user's and 100 of the guild's.
+   */
+  async entitlementsOf(applicationId: string, owner: { userId: string; guildId?: string | null }): Promise<EntitlementWire[]> {
+    const now = this.clock.now();
+    const filter = { limit: 100, excludeDeleted: true, excludeEnded: true, now } as const;
+    const rows = await this.store.entitlements.list(applicationId, { ...filter, userId: owner.userId });
+    if (owner.guildId) rows.push(...(await this.store.entitlements.list(applicationId, { ...filter, guildId: owner.guildId })));
+    return rows.filter((e) => e.consumed === 0).sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1)).map(entitlementToWire);
+  }
+
   async getEntitlement(applicationId: string, id: string): Promise<EntitlementWire> {
     return entitlementToWire(await this.ownEntitlement(applicationId, id));
   }
@@ -147,6 +181,8 @@ export class CommerceService {
   async createTestEntitlement(applicationId: string, input: { skuId: string; ownerId: string; ownerType: 1 | 2 }): Promise<EntitlementWire> {
     const sku = await this.store.skus.get(input.skuId);
     if (!sku || sku.application_id !== applicationId) throw CommerceErrors.unknownSku();
+    // Entitlements name the subscription SKU (type 5), never its group.
+    if (sku.type === SkuType.SubscriptionGroup) throw CommerceErrors.invalidSku();
     if (input.ownerType === 2 && !(await this.store.users.get(input.ownerId))) throw CommerceErrors.unknownUser();
     if (input.ownerType === 1 && !(await this.store.guilds.get(input.ownerId))) throw CommerceErrors.unknownGuild();
     const now = this.clock.now();
@@ -170,13 +206,29 @@ export class CommerceService {
     });
   }
 
+  /**
+   * Delete Test Entitlement: entitlements made through the API, and test-mode purchases by the
+   * application's tester (TEST_MODE_PURCHASE). A test-mode subscription's entitlement takes its
+   * subscription with it: the state machine's delete, ENTITLEMENT_DELETE then SUBSCRIPTION_DELETE.
+   */
   async deleteTestEntitlement(applicationId: string, id: string): Promise<void> {
     const e = await this.ownEntitlement(applicationId, id);
     if (e.deleted === 1) throw CommerceErrors.unknownEntitlement();
-    if (e.test !== 1) throw CommerceErrors.onlyTestDeletable();
+    if (e.test !== 1 && e.type !== EntitlementType.TestModePurchase) throw CommerceErrors.onlyTestDeletable();
     await this.commit(async (tx, out) => {
+      if (e.subscription_id !== null) {
+        const current = await this.store.subscriptions.claim(tx, e.subscription_id);
+        // Held by the scheduler on another node this instant: nothing written, the caller retries.
+        if (!current && (await this.store.subscriptions.get(e.subscription_id, tx))) throw CommerceErrors.busy();
+        if (current) {
+          out.push(...(await this.machine.transition(tx, current, { kind: 'delete' }, this.clock.now()))!.dispatches);
+          return;
+        }
+      }
       if (!(await this.store.entitlements.markDeleted(tx, id))) throw CommerceErrors.unknownEntitlement();
-      out.push({ applicationId, t: 'ENTITLEMENT_DELETE', d: entitlementToWire({ ...e, deleted: 1 }) });
+      const deleted = entitlementToWire({ ...e, deleted: 1 });
+      await this.store.webhookEvents.record(tx, applicationId, 'ENTITLEMENT_DELETE', deleted);
+      out.push({ applicationId, t: 'ENTITLEMENT_DELETE', d: deleted });
     });
   }
 
@@ -189,7 +241,9 @@ export class CommerceService {
     await this.commit(async (tx, out) => {
       // Two consumes racing: the conditional update lets exactly one through.
       if (!(await this.store.entitlements.consume(tx, id))) throw CommerceErrors.alreadyConsumed();
-      out.push({ applicationId, t: 'ENTITLEMENT_UPDATE', d: entitlementToWire({ ...e, consumed: 1 }) });
+      const consumed = entitlementToWire({ ...e, consumed: 1 });
+      await this.store.webhookEvents.record(tx, applicationId, 'ENTITLEMENT_UPDATE', consumed);
+      out.push({ applicationId, t: 'ENTITLEMENT_UPDATE', d: consumed });
     });
   }
 

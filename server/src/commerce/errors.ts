@@ -18,4 +18,5 @@ export const CommerceErrors = {
   invalidSku: () => new ApiError(400, 50057, 'Invalid SKU'),
   missingAccess: () => new ApiError(403, 50001, 'Missing Access'),
   notActive: () => new ApiError(400, 0, 'The subscription is not active'),
+  busy: () => new ApiError(409, 0, 'The subscription is being changed right now; try again'),
 };

@@ -9,7 +9,9 @@ export type SubscriptionTrigger =
   | { kind: 'purchase'; applicationId: string; userId: string; sku: SkusTable; /** TEST_MODE_PURCHASE for a tester in test mode; default PURCHASE. */ entitlementType?: number }
   | { kind: 'renew' }
   | { kind: 'cancel' }
-  | { kind: 'end' };
+  | { kind: 'end' }
+  /** The subscription is removed (a test-mode one, through Delete Test Entitlement on its entitlement). */
+  | { kind: 'delete' };
 
 export interface TransitionResult {
   subscription: SubscriptionsTable;
@@ -29,6 +31,7 @@ const ALLOWED: Record<SubscriptionTrigger['kind'], (state: State, s: Subscriptio
   renew: (state, s, now) => state === SubscriptionStatus.Active && Number(s!.current_period_end) <= now,
   cancel: (state) => state === SubscriptionStatus.Active,
   end: (state, s, now) => state === SubscriptionStatus.Ending && Number(s!.current_period_end) <= now,
+  delete: (state) => state !== 'none',
 };
 
 /**
@@ -39,13 +42,16 @@ const ALLOWED: Record<SubscriptionTrigger['kind'], (state: State, s: Subscriptio
  * - cancel: ACTIVE -> ENDING with `canceled_at` and no renewal SKUs; SUBSCRIPTION_UPDATE; the
  *   entitlement is unchanged.
  * - end: ENDING -> INACTIVE when the period has run out; the entitlement's `ends_at` becomes the
- *   period's end; ENTITLEMENT_UPDATE and SUBSCRIPTION_UPDATE.
+ *   period's end; ENTITLEMENT_UPDATE (Gateway and webhook outbox) and SUBSCRIPTION_UPDATE.
+ * - delete: any state -> gone; its entitlements are marked deleted (ENTITLEMENT_DELETE each, Gateway
+ *   and webhook outbox) and
+ *   the row removed; SUBSCRIPTION_DELETE carries the subscription as it was.
  * Every change and its webhook event are written in the caller's transaction; the caller
  * publishes the returned dispatches after commit.
  */
 export class SubscriptionMachine {
   /** Observers of every state change (tests, metrics). */
-  onStateChange: ((subscriptionId: string, from: State, to: SubscriptionStatusValue) => void) | null = null;
+  onStateChange: ((subscriptionId: string, from: State, to: SubscriptionStatusValue | 'deleted') => void) | null = null;
 
   constructor(private readonly store: Store) {}
 
@@ -81,6 +87,20 @@ export class SubscriptionMachine {
       await this.store.webhookEvents.record(tx, trigger.applicationId, 'ENTITLEMENT_CREATE', wire);
       dispatches.push({ applicationId: trigger.applicationId, t: 'ENTITLEMENT_CREATE', d: wire });
       dispatches.push({ applicationId: trigger.applicationId, t: 'SUBSCRIPTION_CREATE', d: subscriptionToWire(next, [entitlement.id]) });
+    } else if (trigger.kind === 'delete') {
+      const s = current!;
+      const entitlements = await this.store.entitlements.ofSubscription(s.id, tx);
+      for (const e of entitlements) {
+        if (e.deleted === 1 || !(await this.store.entitlements.markDeleted(tx, e.id))) continue;
+        const deleted = entitlementToWire({ ...e, deleted: 1 });
+        // As for any deleted test entitlement: a webhook event too (webhook outbox, same transaction).
+        await this.store.webhookEvents.record(tx, s.application_id, 'ENTITLEMENT_DELETE', deleted);
+        dispatches.push({ applicationId: s.application_id, t: 'ENTITLEMENT_DELETE', d: deleted });
+      }
+      await this.store.subscriptions.remove(tx, s.id);
+      dispatches.push({ applicationId: s.application_id, t: 'SUBSCRIPTION_DELETE', d: subscriptionToWire(s, entitlements.map((e) => e.id)) });
+      this.onStateChange?.(s.id, from, 'deleted');
+      return { subscription: s, dispatches };
     } else {
       const s = current!;
       let set: Partial<SubscriptionsTable>;
@@ -96,7 +116,9 @@ export class SubscriptionMachine {
         for (const e of await this.store.entitlements.ofSubscription(s.id, tx)) {
           if (e.ends_at !== null) continue;
           await this.store.entitlements.setEndsAt(tx, e.id, endsAt);
-          dispatches.push({ applicationId: s.application_id, t: 'ENTITLEMENT_UPDATE', d: entitlementToWire({ ...e, ends_at: endsAt }) });
+          const ended = entitlementToWire({ ...e, ends_at: endsAt });
+          await this.store.webhookEvents.record(tx, s.application_id, 'ENTITLEMENT_UPDATE', ended);
+          dispatches.push({ applicationId: s.application_id, t: 'ENTITLEMENT_UPDATE', d: ended });
         }
       }
       set.updated_at = now;

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { addressKind } from './publicAddress.ts';
 
 /**
  * Which URLs an application may register, in one place for every surface that takes one:
@@ -56,25 +57,16 @@ function bad(code: string, message: string): UrlVerdict {
 
 type HostKind = 'loopback' | 'private' | 'public';
 
-/** Classifies a URL's hostname (IP literals by range; names by the special-use suffixes). */
+/**
+ * Classifies a URL's hostname (IP literals by the shared address rules, publicAddress.ts, so
+ * IPv6 forms embedding an IPv4 count as what they embed; names by the special-use suffixes). A
+ * trailing dot (`localhost.`, the fully qualified form) is dropped first. This is only the check
+ * at save time: a name can resolve anywhere, so connections are checked again by address.
+ */
 export function hostKind(hostname: string): HostKind {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.+$/, '');
   if (h === 'localhost' || h.endsWith('.localhost')) return 'loopback';
-  const family = isIP(h);
-  if (family === 4) {
-    const [a, b] = h.split('.').map(Number) as [number, number];
-    if (a === 127) return 'loopback';
-    if (a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127) || a >= 224) return 'private';
-    return 'public';
-  }
-  if (family === 6) {
-    if (h === '::1') return 'loopback';
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
-    if (mapped) return hostKind(mapped[1]!);
-    if (h === '::' || h.startsWith('fc') || h.startsWith('fd') || h.startsWith('fe8') || h.startsWith('fe9') || h.startsWith('fea') || h.startsWith('feb') || h.startsWith('ff')) return 'private';
-    if (h.startsWith('::ffff:')) return 'private';
-    return 'public';
-  }
+  if (isIP(h)) return addressKind(h) ?? 'private';
   if (h.endsWith('.local') || h.endsWith('.internal') || h.endsWith('.home.arpa') || !h.includes('.')) return 'private';
   return 'public';
 }

@@ -1,16 +1,43 @@
+import { LocalSessionCounts } from './LocalSessionCounts.ts';
+
 /**
- * Counts live Gateway sessions per (application, user), so lobbies can show who is connected.
- * A dropped socket counts as gone only after a grace period: a quick Resume should not flicker
- * the member list of everyone else in the lobby.
+ * Who is connected: live Gateway sessions per (application, user), which lobbies' `connected`
+ * flag, friends' presence and embedded-activity expiry derive from. Two implementations share
+ * this interface and one contract suite (test/connectionTrackerContract.test.ts): in memory for a
+ * single node (below), and in Redis for a cluster (cluster/RedisConnectionTracker.ts).
  */
 export type ConnectionListener = (applicationId: string, userId: string, connected: boolean) => void;
 
-export class ConnectionTracker {
-  private readonly counts = new Map<string, number>();
-  private readonly pendingDrops = new Map<string, NodeJS.Timeout>();
-  private readonly listeners = new Set<ConnectionListener>();
+export interface ConnectionTracker {
+  /**
+   * Called when a user becomes connected to an application anywhere, or stops being connected
+   * everywhere. In a cluster exactly one node hears each transition, so listeners announce it
+   * (dispatches go out over the shared bus) without every node repeating them.
+   */
+  onChange(listener: ConnectionListener): () => void;
+  /** Whether the user has a session in the application on any node (a dropped one counts during its grace period). */
+  isConnected(applicationId: string, userId: string): boolean;
+  /** The applications in which the user is connected on any node. */
+  appsOf(userId: string): ReadonlySet<string>;
+  /** A session of this node identified or resumed. */
+  attach(applicationId: string, userId: string): void;
+  /** A session of this node lost its socket; `graceful` skips the grace period (it ended on purpose). */
+  detach(applicationId: string, userId: string, graceful: boolean): void;
+  /** Shutdown: stops the timers (and, in a cluster, hands this node's entries over to expiry). */
+  close(): Promise<void>;
+}
 
-  constructor(private readonly graceMs: number) {}
+/** The single-node tracker: this node's counts are the whole truth. */
+export class MemoryConnectionTracker implements ConnectionTracker {
+  private readonly listeners = new Set<ConnectionListener>();
+  private readonly local: LocalSessionCounts;
+  private closed = false;
+
+  constructor(graceMs: number) {
+    this.local = new LocalSessionCounts(graceMs, (applicationId, userId, connected) => {
+      for (const l of this.listeners) l(applicationId, userId, connected);
+    });
+  }
 
   onChange(listener: ConnectionListener): () => void {
     this.listeners.add(listener);
@@ -18,64 +45,23 @@ export class ConnectionTracker {
   }
 
   isConnected(applicationId: string, userId: string): boolean {
-    return (this.counts.get(key(applicationId, userId)) ?? 0) > 0;
+    return this.local.count(applicationId, userId) > 0;
+  }
+
+  appsOf(userId: string): ReadonlySet<string> {
+    return new Set(this.local.appsOf(userId));
   }
 
   attach(applicationId: string, userId: string): void {
-    const k = key(applicationId, userId);
-    const n = this.counts.get(k) ?? 0;
-    this.counts.set(k, n + 1);
-    const pending = this.pendingDrops.get(k);
-    if (pending) {
-      // Re-attached inside the grace period: the drop never becomes visible.
-      clearTimeout(pending);
-      this.pendingDrops.delete(k);
-      this.counts.set(k, n);
-      return;
-    }
-    if (n === 0) this.emit(applicationId, userId, true);
+    if (!this.closed) this.local.attach(applicationId, userId);
   }
 
-  /** `graceful` skips the grace period (the session ended on purpose). */
   detach(applicationId: string, userId: string, graceful: boolean): void {
-    const k = key(applicationId, userId);
-    const n = this.counts.get(k) ?? 0;
-    if (n <= 0) return;
-    if (n > 1 || graceful || this.graceMs <= 0) {
-      this.finishDrop(applicationId, userId);
-      return;
-    }
-    if (this.pendingDrops.has(k)) return;
-    this.pendingDrops.set(
-      k,
-      setTimeout(() => {
-        this.pendingDrops.delete(k);
-        this.finishDrop(applicationId, userId);
-      }, this.graceMs),
-    );
+    if (!this.closed) this.local.detach(applicationId, userId, graceful);
   }
 
-  close(): void {
-    for (const t of this.pendingDrops.values()) clearTimeout(t);
-    this.pendingDrops.clear();
+  async close(): Promise<void> {
+    this.closed = true;
+    this.local.close();
   }
-
-  private finishDrop(applicationId: string, userId: string): void {
-    const k = key(applicationId, userId);
-    const n = (this.counts.get(k) ?? 0) - 1;
-    if (n <= 0) {
-      this.counts.delete(k);
-      this.emit(applicationId, userId, false);
-    } else {
-      this.counts.set(k, n);
-    }
-  }
-
-  private emit(applicationId: string, userId: string, connected: boolean): void {
-    for (const l of this.listeners) l(applicationId, userId, connected);
-  }
-}
-
-function key(applicationId: string, userId: string): string {
-  return `${applicationId}:${userId}`;
 }

@@ -8,6 +8,11 @@ export interface Dispatch {
   t: string;
   /** The payload already serialized once, so a fan-out to N sessions serializes it once, not N times. */
   json: string;
+  /**
+   * Where the bus keeps a copy for Gateway Resume on another node (a Redis stream entry ID of the
+   * recipient's user stream); absent on the in-process bus.
+   */
+  id?: string;
 }
 
 export type DispatchHandler = (dispatch: Dispatch) => void;

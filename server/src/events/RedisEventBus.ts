@@ -1,5 +1,22 @@
 import { Redis } from 'ioredis';
 import type { Dispatch, DispatchHandler, EventBus } from './EventBus.ts';
+import { isUserTopic, resumeKeys, type UserStreamSettings } from './resumeKeys.ts';
+
+/**
+ * Publishes a user-topic dispatch and, while a session of that user may still be resumed (its
+ * marker key exists), appends it to the user's stream in the same step: a node that takes a
+ * session over reads what was published while no node held it (node dead, client not back yet).
+ * The stream entry ID travels with the message so each session can tell what it already has.
+ */
+const PUBLISH_STREAMED = `
+local id = ''
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[3], 'j', ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], ARGV[6])
+end
+redis.call('PUBLISH', ARGV[1], ARGV[2] .. '\\n' .. id .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[4])
+return id
+`;
 
 /**
  * The event bus between server nodes (DESIGN.md, Storage and scale): each node subscribes to the
@@ -15,10 +32,22 @@ export class RedisEventBus implements EventBus {
   /** Tags this node's own publishes, so their echo from Redis is not delivered twice. */
   private readonly nodeId = Math.random().toString(36).slice(2, 10);
 
-  constructor(url: string, private readonly prefix = 'sl:') {
+  /** Set by streamUserTopics; without it a publish is a plain PUBLISH. */
+  private userStreams: UserStreamSettings | null = null;
+
+  constructor(url: string, readonly prefix = 'sl:') {
     this.pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
+    this.pub.defineCommand('publishStreamed', { numberOfKeys: 2, lua: PUBLISH_STREAMED });
     this.sub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
     this.sub.on('messageBuffer', (channel: Buffer, message: Buffer) => this.onMessage(channel.toString(), message.toString()));
+  }
+
+  /**
+   * Keeps user-topic dispatches in per-user streams while a session of the user may be resumed
+   * (resumeKeys.ts), for Gateway Resume on any node.
+   */
+  streamUserTopics(settings: UserStreamSettings): void {
+    this.userStreams = settings;
   }
 
   /** Resolves once both connections are up, so the first subscribe is not lost. */
@@ -27,9 +56,25 @@ export class RedisEventBus implements EventBus {
   }
 
   publish(topic: string, dispatch: Dispatch): void {
+    if (this.userStreams && isUserTopic(topic)) {
+      // Local sessions get it once the stream entry ID is known (they record which entries they hold).
+      const { maxLen, ttlMs } = this.userStreams;
+      (this.pub as Redis & { publishStreamed(...args: (string | number)[]): Promise<string> })
+        .publishStreamed(resumeKeys.userMarker(this.prefix, topic), resumeKeys.userStream(this.prefix, topic), this.prefix + topic, this.nodeId, dispatch.t, dispatch.json, maxLen, ttlMs)
+        .then(
+          (id) => this.deliver(topic, id ? { t: dispatch.t, json: dispatch.json, id } : dispatch),
+          () => this.publishPlain(topic, dispatch),
+        );
+      return;
+    }
+    this.publishPlain(topic, dispatch);
+  }
+
+  private publishPlain(topic: string, dispatch: Dispatch): void {
     this.deliver(topic, dispatch);
-    // Wire form: node id, event name and the payload JSON, newline-separated (names have no newlines).
-    this.pub.publish(this.prefix + topic, `${this.nodeId}\n${dispatch.t}\n${dispatch.json}`).catch(() => {});
+    // Wire form: node id, stream entry ID (may be empty), event name and the payload JSON,
+    // newline-separated (none of the first three has a newline).
+    this.pub.publish(this.prefix + topic, `${this.nodeId}\n\n${dispatch.t}\n${dispatch.json}`).catch(() => {});
   }
 
   subscribe(topic: string, handler: DispatchHandler): () => void {
@@ -64,9 +109,13 @@ export class RedisEventBus implements EventBus {
   private onMessage(channel: string, message: string): void {
     const first = message.indexOf('\n');
     const second = message.indexOf('\n', first + 1);
-    if (first < 0 || second < 0) return;
+    const third = message.indexOf('\n', second + 1);
+    if (first < 0 || second < 0 || third < 0) return;
     if (message.slice(0, first) === this.nodeId) return;
-    this.deliver(channel.slice(this.prefix.length), { t: message.slice(first + 1, second), json: message.slice(second + 1) });
+    const id = message.slice(first + 1, second);
+    const t = message.slice(second + 1, third);
+    const json = message.slice(third + 1);
+    this.deliver(channel.slice(this.prefix.length), id ? { t, json, id } : { t, json });
   }
 
   private deliver(topic: string, dispatch: Dispatch): void {

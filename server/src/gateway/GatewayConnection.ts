@@ -98,6 +98,7 @@ export class GatewayConnection {
       return this.close(GatewayCloseCode.DecodeError, 'Invalid heartbeat.');
     }
     if (typeof d === 'number') this.session?.acknowledge(d);
+    if (this.session) this.hub.heartbeat(this.session);
     this.armHeartbeatDeadline();
     this.sendRaw({ op: GatewayOpcode.HeartbeatAck, d: null, s: null, t: null });
   }
@@ -133,9 +134,10 @@ export class GatewayConnection {
     // Count the connection before reading the lobbies, so READY already shows this user connected;
     // and before any await, so a socket that closes meanwhile is uncounted by onClose in step.
     if (identity.kind === 'bearer') this.hub.connections.attach(identity.applicationId, identity.user.id);
-    await this.hub.register(session);
+    const meta = { kind: identity.kind, intents: (intents as number | undefined) ?? 0, capabilities: typeof capabilities === 'number' && Number.isInteger(capabilities) ? capabilities : 0 };
+    await this.hub.register(session, meta);
     // Guild dispatches filtered by this session's intents and capabilities; READY lists the guilds as unavailable.
-    await this.hub.guilds?.attach(session, (intents as number | undefined) ?? 0, typeof capabilities === 'number' && Number.isInteger(capabilities) ? capabilities : 0);
+    await this.hub.guilds?.attach(session, meta.intents, meta.capabilities);
     const guilds = this.hub.guilds ? await this.hub.guilds.readyGuilds(identity.user.id) : [];
     const ready: ReadyData = {
       v: GATEWAY_VERSION,
@@ -173,14 +175,25 @@ export class GatewayConnection {
     if (typeof token !== 'string' || typeof sessionId !== 'string' || !(seq === null || (typeof seq === 'number' && Number.isInteger(seq)))) {
       return this.close(GatewayCloseCode.DecodeError, 'Invalid resume payload.');
     }
-    const session = this.hub.sessions.get(sessionId);
-    const identity = session ? await this.hub.authenticate(token) : undefined;
+    // Unknown here and not shared: no need to look the token up.
+    if (!this.hub.shared && !this.hub.sessions.has(sessionId)) return this.invalidSession();
+    const identity = await this.hub.authenticate(token);
     if (this.closing) return;
-    if (!session || session.closed || !identity || identity.user.id !== session.userId || identity.applicationId !== session.applicationId) {
-      return this.invalidSession();
-    }
+    if (!identity) return this.invalidSession();
+    // This node's session, or (with Redis) one taken over from the node the client was cut from.
+    const session = await this.hub.resumable(sessionId, token, identity);
+    if (!session) return this.closing ? undefined : this.invalidSession();
+    // A session rebuilt from Redis has no socket and no expiry yet: if this socket does not take
+    // it (gone meanwhile, or a bad seq), it waits for the next Resume like any dropped session.
+    const unattached = () => {
+      if (!session.attached && !session.waiting) this.hub.orphan(session);
+    };
+    if (this.closing) return unattached();
     const frames = session.framesAfter(seq ?? 0);
-    if (frames === 'invalid-seq') return this.close(GatewayCloseCode.InvalidSeq, 'Invalid seq.');
+    if (frames === 'invalid-seq') {
+      unattached();
+      return this.close(GatewayCloseCode.InvalidSeq, 'Invalid seq.');
+    }
     if (frames === 'lost') {
       this.hub.endSession(session);
       return this.invalidSession();
@@ -193,6 +206,9 @@ export class GatewayConnection {
     session.attach((frame) => this.sendFrame(frame));
     session.send(DispatchEvent.Resumed, '{}');
     this.hub.connections.attach(session.applicationId, session.userId);
+    // Voice states follow the session to this node (issue 18): refreshed here from now on, and a
+    // fresh VOICE_SERVER_UPDATE when its call moved while it was away. Nothing without Redis.
+    void this.hub.voice?.adoptSession(session.id).catch(() => {});
   }
 
   /** Op 4: join or leave a lobby's call (contracts-voice.md 1) or a guild voice channel (with `guild_id`). */
@@ -221,7 +237,8 @@ export class GatewayConnection {
       },
     );
     if (!joined || session.closed) return;
-    const endpoint = this.resumeUrl.replace(/^wss?:\/\//, '').replace(/\/gateway$/, '/voice');
+    // The call owner's voice gateway (issue 18: in a cluster, maybe another node's; alone, this one's).
+    const endpoint = joined.endpoint;
     // The voice token goes to the requesting session only, not to the user's other sessions.
     // guild_id for a guild voice channel (Discord clients key their voice connection on it); lobby_id is the call key either way.
     session.send(DispatchEvent.VoiceServerUpdate, JSON.stringify({ token: joined.token, guild_id: joined.guildId, lobby_id: joined.lobbyId, endpoint }));

@@ -10,7 +10,8 @@ import type { Logger } from '../log/Logger.ts';
 import type { UpgradeRouter } from '../http/UpgradeRouter.ts';
 import type { GuildGateway } from '../guilds/GuildGateway.ts';
 import { GatewayConnection } from './GatewayConnection.ts';
-import type { Session } from './Session.ts';
+import type { RedisSessionStore, SessionMeta } from './RedisSessionStore.ts';
+import { Session } from './Session.ts';
 import type { SessionStartLimit } from './SessionStartLimit.ts';
 
 export interface GatewayIdentity {
@@ -29,7 +30,12 @@ export interface GatewayServerOptions {
   sessionStarts?: SessionStartLimit;
   /** Concurrent Gateway sockets per client address; over it, the upgrade answers 429. Default: unlimited. */
   maxSocketsPerAddress?: number;
+  /** Sessions shared through Redis, so a Resume works on any node; none: this node's memory only. */
+  shared?: RedisSessionStore;
 }
+
+/** Bus topic on which the node that took a session over tells the others to let it go. */
+const RELEASE_TOPIC = 'gw:release';
 
 /** The Gateway endpoint: accepts sockets on /gateway and keeps the sessions that outlive them. */
 export class GatewayServer {
@@ -79,6 +85,13 @@ export class GatewayServer {
       socket.once('close', release);
       this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req, url));
     });
+    if (options.shared) this.unsubscribeRelease = bus.subscribe(RELEASE_TOPIC, (d) => this.onRelease(d.t, d.json));
+  }
+
+  private unsubscribeRelease: (() => void) | null = null;
+
+  get shared(): RedisSessionStore | undefined {
+    return this.options.shared;
   }
 
   get heartbeatIntervalMs(): number {
@@ -114,12 +127,27 @@ export class GatewayServer {
     ws.on('close', () => this.connections_.delete(conn));
   }
 
-  /** Subscribes the session to its user's topic; resolves when the subscription is live. */
-  register(session: Session): Promise<void> {
+  /**
+   * Subscribes the session to its user's topic; resolves when the subscription is live. With
+   * shared sessions the record is written first, so from then on the user's dispatches are
+   * streamed, and the session's frames are written out as they are sent.
+   */
+  async register(session: Session, meta: SessionMeta): Promise<void> {
     this.sessions.set(session.id, session);
     const topic = userTopic(session.applicationId, session.userId);
     this.unsubscribe.set(session.id, this.bus.subscribe(topic, (d) => session.dispatch(d)));
-    return this.bus.whenSubscribed(topic);
+    const shared = this.options.shared;
+    if (shared) {
+      await shared.open(session.id, topic, session.userId, session.applicationId, session.token, meta);
+      session.onFrame = (s, frame, u) => this.storeFrame(session, s, frame, u);
+    }
+    await this.bus.whenSubscribed(topic);
+    if (shared) await shared.markFrom(session.id, topic);
+  }
+
+  /** A heartbeat: a shared session's record is kept alive (a dead node's sessions lapse). */
+  heartbeat(session: Session): void {
+    this.options.shared?.refresh(session.id, userTopic(session.applicationId, session.userId));
   }
 
   /** A socket closed. A clean close (1000/1001) ends the session; anything else leaves it resumable. */
@@ -129,7 +157,93 @@ export class GatewayServer {
       this.endSession(session);
       return;
     }
+    this.orphan(session);
+  }
+
+  /** The session has no socket: it waits for a Resume (here or, when shared, on any node) until the window ends. */
+  orphan(session: Session): void {
+    this.options.shared?.detached(session.id, userTopic(session.applicationId, session.userId));
     session.detach(this.options.resumeWindowMs, () => this.endSession(session));
+  }
+
+  /**
+   * The session a Resume names, ready to be attached: this node's own, or (shared) one taken over
+   * from another node, rebuilt from Redis. Null when unknown, expired, not this token's, or when
+   * frames it needs are gone: the client gets op 9.
+   */
+  async resumable(sessionId: string, token: string, identity: GatewayIdentity): Promise<Session | null> {
+    const local = this.sessions.get(sessionId);
+    const shared = this.options.shared;
+    const matches = (s: { userId: string; applicationId: string }) => s.userId === identity.user.id && s.applicationId === identity.applicationId;
+    if (!shared) return local && !local.closed && matches(local) ? local : null;
+    const claimed = await shared.claim(sessionId, token);
+    if (!claimed || !matches(claimed)) return null;
+    // It never left this node: the frames in memory are the whole story.
+    if (local && !local.closed && claimed.previousNode === shared.nodeId) return local;
+    if (local) this.releaseSession(local);
+    if (claimed.previousNode !== shared.nodeId) this.bus.publish(RELEASE_TOPIC, { t: shared.nodeId, json: JSON.stringify(sessionId) });
+    const session = new Session(sessionId, claimed.userId, claimed.applicationId, token, this.options.maxBufferedDispatches);
+    const topic = userTopic(claimed.applicationId, claimed.userId);
+    this.sessions.set(sessionId, session);
+    // Subscribe first and hold what arrives (the session starts in its pre-READY state), then
+    // read the streams: nothing published in between falls through, and duplicates are dropped.
+    this.unsubscribe.set(sessionId, this.bus.subscribe(topic, (d) => session.dispatch(d)));
+    await this.bus.whenSubscribed(topic);
+    const restored = await shared.restore(sessionId, topic, claimed.from);
+    if (restored === 'lost' || session.closed) {
+      this.endSession(session);
+      return null;
+    }
+    session.onFrame = (s, frame, u) => this.storeFrame(session, s, frame, u);
+    session.restore(restored.frames, restored.missed, restored.seen);
+    await this.guilds?.attach(session, claimed.intents, claimed.capabilities);
+    return session;
+  }
+
+  private storeFrame(session: Session, s: number, frame: string, u: string): void {
+    this.options.shared!.append(session.id, s, frame, u).then(
+      (owned) => {
+        // Another node took the session over: this copy stops buffering, quietly.
+        if (!owned && !session.closed && this.sessions.get(session.id) === session) this.releaseSession(session);
+      },
+      () => {},
+    );
+  }
+
+  /** Another node announced a takeover: let our copy go, once Redis confirms we no longer own it. */
+  private onRelease(byNode: string, json: string): void {
+    const shared = this.options.shared;
+    if (!shared || byNode === shared.nodeId) return;
+    let sessionId: unknown;
+    try {
+      sessionId = JSON.parse(json);
+    } catch {
+      return;
+    }
+    const session = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
+    if (!session) return;
+    // A stale announcement must not drop a session this node took back since: ask the record.
+    void shared.owner(session.id).then((owner) => {
+      if (owner !== shared.nodeId && this.sessions.get(session.id) === session) this.releaseSession(session);
+    });
+  }
+
+  /**
+   * This node lets a session go without ending it (another node holds it now, or this node shuts
+   * down): no voice cleanup, no record deleted, only the local copy and any socket still on it.
+   */
+  releaseSession(session: Session): void {
+    for (const c of this.connections_) {
+      if (c.owns(session)) {
+        this.connections.detach(session.applicationId, session.userId, false);
+        c.release();
+      }
+    }
+    this.guilds?.detach(session.id);
+    session.close();
+    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+    this.unsubscribe.get(session.id)?.();
+    this.unsubscribe.delete(session.id);
   }
 
   /** Another socket resumed `session`: an old socket still holding it is closed without ending it. */
@@ -146,8 +260,10 @@ export class GatewayServer {
     // A session that ends leaves its calls (a dropped socket alone does not: it may resume).
     void this.voice?.sessionEnded(session.id).catch((err) => this.log.error({ err }, 'voice cleanup failed'));
     this.guilds?.detach(session.id);
+    const live = !session.closed;
     session.close();
-    this.sessions.delete(session.id);
+    if (live) void this.options.shared?.ended(session.id);
+    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
     this.unsubscribe.get(session.id)?.();
     this.unsubscribe.delete(session.id);
   }
@@ -167,7 +283,15 @@ export class GatewayServer {
 
   async close(): Promise<void> {
     for (const c of this.connections_) c.reconnect();
-    for (const s of this.sessions.values()) this.endSession(s);
+    for (const s of [...this.sessions.values()]) {
+      // Shared: the clients told to reconnect resume on another node, so the records stay.
+      if (this.options.shared) {
+        this.options.shared.detached(s.id, userTopic(s.applicationId, s.userId));
+        this.releaseSession(s);
+      } else this.endSession(s);
+    }
+    this.unsubscribeRelease?.();
+    await this.options.shared?.close();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
     this.log.debug('gateway closed');
   }

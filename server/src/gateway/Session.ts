@@ -17,6 +17,13 @@ export class Session {
   private socketSend: ((frame: string) => void) | null = null;
   private expiry: NodeJS.Timeout | null = null;
   closed = false;
+  /**
+   * Shared sessions (Redis): each numbered frame is written out before it goes to the socket, with
+   * the user-stream entry it came from (`u`), so another node can resume the session.
+   */
+  onFrame: ((s: number, frame: string, u: string) => void) | null = null;
+  /** User-stream entries a taken-over session already has: their live copies are dropped. */
+  private seen: Set<string> | null = null;
 
   constructor(
     readonly id: string,
@@ -36,10 +43,16 @@ export class Session {
     this.socketSend = send;
   }
 
+  /** Detached and counting down to its end. */
+  get waiting(): boolean {
+    return this.expiry !== null;
+  }
+
   /** The socket went away; the session waits for a Resume until `onExpire` runs. */
   detach(resumeWindowMs: number, onExpire: () => void): void {
     this.socketSend = null;
     if (this.closed) return;
+    if (this.expiry) clearTimeout(this.expiry);
     this.expiry = setTimeout(onExpire, resumeWindowMs);
   }
 
@@ -48,7 +61,23 @@ export class Session {
 
   dispatch(d: Dispatch): void {
     if (this.early) this.early.push(d);
-    else this.send(d.t, d.json);
+    else if (d.id === undefined || !this.seen?.has(d.id)) this.send(d.t, d.json, d.id);
+  }
+
+  /**
+   * A session taken over from another node: the frames it was sent there, in order, then the
+   * dispatches it missed meanwhile; live dispatches held since subscribing follow, minus those
+   * already among them.
+   */
+  restore(frames: readonly { s: number; frame: string }[], missed: readonly Required<Dispatch>[], seen: Set<string>): void {
+    this.buffer = frames.map((f) => ({ s: f.s, frame: f.frame }));
+    if (this.buffer.length > this.maxBuffered) this.buffer = this.buffer.slice(-this.maxBuffered);
+    this.seq = frames.length > 0 ? frames[frames.length - 1]!.s : 0;
+    this.seen = seen;
+    for (const d of missed) this.send(d.t, d.json, d.id);
+    const early = this.early ?? [];
+    this.early = null;
+    for (const d of early) this.dispatch(d);
   }
 
   /** Sends READY first, then whatever was published while READY was being built. */
@@ -59,11 +88,14 @@ export class Session {
     for (const d of early) this.send(d.t, d.json);
   }
 
-  send(t: string, json: string): void {
+  send(t: string, json: string, u?: string): void {
     if (this.closed) return;
     const s = ++this.seq;
     // Frame by concatenation: the payload was serialized once for every recipient of a fan-out.
     const frame = `{"op":0,"t":${JSON.stringify(t)},"s":${s},"d":${json}}`;
+    // Stored before the socket write, in the same tick: a node killed after writing to the socket
+    // has handed the store its copy too.
+    this.onFrame?.(s, frame, u ?? '');
     this.buffer.push({ s, frame });
     // A client that stays away too long loses its oldest frames; its Resume then fails (see framesAfter).
     if (this.buffer.length > this.maxBuffered) this.buffer.shift();
@@ -92,8 +124,10 @@ export class Session {
   close(): void {
     this.closed = true;
     this.socketSend = null;
+    this.onFrame = null;
     if (this.expiry) clearTimeout(this.expiry);
     this.expiry = null;
     this.buffer = [];
+    this.seen = null;
   }
 }

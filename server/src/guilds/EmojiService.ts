@@ -8,6 +8,7 @@ import { GuildErrors } from './guildErrors.ts';
 import type { GuildEvents } from './GuildEvents.ts';
 import { userWire } from './guildWire.ts';
 import { Permission, has, mayDo } from './permissions.ts';
+import type { AttachmentStore } from '../messages/attachments.ts';
 
 /** Guild emoji slots (the public base tier) and the application limit of the spec. */
 export const MAX_GUILD_EMOJIS = 50;
@@ -31,6 +32,20 @@ export function emojiWire(e: EmojisTable, creator?: UsersTable): APIEmoji {
   } as APIEmoji;
 }
 
+/**
+ * An emoji row whose image bytes live in the attachment store holds `file:<content type>` in
+ * `image` (the store key is `<guild or application>/<emoji>`); older rows hold the data URI.
+ */
+const STORED = 'file:';
+
+/** The content type and bytes of an upload's data URI (the route's pattern admits only these). */
+function decodeDataUri(dataUri: string): { type: string; bytes: Buffer } | undefined {
+  const m = /^data:(image\/(?:png|jpeg|gif|webp));base64,(.*)$/s.exec(dataUri);
+  return m ? { type: m[1]!, bytes: Buffer.from(m[2]!, 'base64') } : undefined;
+}
+
+const fileKey = (e: Pick<EmojisTable, 'id' | 'guild_id' | 'application_id'>) => `${e.guild_id ?? e.application_id}/${e.id}`;
+
 /** Bytes of a data URI's payload, and whether it is a GIF (animated). */
 function imageOf(dataUri: string): { bytes: number; animated: boolean } {
   const comma = dataUri.indexOf(',');
@@ -44,7 +59,34 @@ function imageOf(dataUri: string): { bytes: number; animated: boolean } {
  * of that application; at most 2,000, the 2,001st is 30008).
  */
 export class EmojiService {
+  /**
+   * Where the images go: the attachment store (the data folder's `attachments/`, as message
+   * attachments; set by the emoji routes when the server has a data folder). Unset, the row keeps
+   * the data URI.
+   */
+  files: AttachmentStore | null = null;
+
   constructor(private readonly store: Store, private readonly events: GuildEvents) {}
+
+  /** Inserts the row, then the bytes into the store (the row is taken back if that fails). */
+  private async createRow(row: Omit<EmojisTable, 'id' | 'created_at'>): Promise<EmojisTable> {
+    const upload = this.files ? decodeDataUri(row.image) : undefined;
+    if (!this.files || !upload) return this.store.emojis.create(this.store.database.db, row);
+    const created = await this.store.emojis.create(this.store.database.db, { ...row, image: STORED + upload.type });
+    try {
+      await this.files.put(fileKey(created), upload.bytes);
+    } catch (err) {
+      await this.store.emojis.delete(this.store.database.db, created.id);
+      throw err;
+    }
+    return created;
+  }
+
+  /** Deletes the row, then its stored bytes. */
+  private async deleteRow(e: EmojisTable): Promise<void> {
+    await this.store.emojis.delete(this.store.database.db, e.id);
+    if (e.image.startsWith(STORED)) await this.files?.delete(fileKey(e)).catch(() => {});
+  }
 
   private checkImage(image: string): boolean {
     const { bytes, animated } = imageOf(image);
@@ -77,7 +119,7 @@ export class EmojiService {
     for (const id of input.roles ?? []) if (!v.roles.some((r) => r.id === id)) throw GuildErrors.unknownRole();
     const animated = this.checkImage(input.image);
     if ((await this.store.emojis.count({ guildId })) >= MAX_GUILD_EMOJIS) throw maxEmojis(MAX_GUILD_EMOJIS);
-    const row = await this.store.emojis.create(this.store.database.db, { guild_id: guildId, application_id: null, name: input.name, animated: animated ? 1 : 0, creator_id: userId, image: input.image, roles: JSON.stringify(input.roles ?? []) });
+    const row = await this.createRow({ guild_id: guildId, application_id: null, name: input.name, animated: animated ? 1 : 0, creator_id: userId, image: input.image, roles: JSON.stringify(input.roles ?? []) });
     await this.emojisUpdated(guildId);
     return (await this.wire([row]))[0]!;
   }
@@ -92,7 +134,7 @@ export class EmojiService {
 
   async deleteGuild(userId: string, guildId: string, emojiId: string) {
     const { e } = await this.manageable(userId, guildId, emojiId);
-    await this.store.emojis.delete(this.store.database.db, e.id);
+    await this.deleteRow(e);
     await this.emojisUpdated(guildId);
   }
 
@@ -128,7 +170,7 @@ export class EmojiService {
     if (existing.length >= MAX_APPLICATION_EMOJIS) throw maxEmojis(MAX_APPLICATION_EMOJIS);
     // Names are unique within an application (the public rule for application emojis).
     if (existing.some((e) => e.name === input.name)) throw GuildErrors.invalidForm(['name'], 'APPLICATION_EMOJI_NAME_ALREADY_TAKEN', 'An emoji with this name already exists');
-    const row = await this.store.emojis.create(this.store.database.db, { guild_id: null, application_id: applicationId, name: input.name, animated: animated ? 1 : 0, creator_id: botUserId, image: input.image, roles: '[]' });
+    const row = await this.createRow({ guild_id: null, application_id: applicationId, name: input.name, animated: animated ? 1 : 0, creator_id: botUserId, image: input.image, roles: '[]' });
     return (await this.wire([row]))[0]!;
   }
 
@@ -143,14 +185,17 @@ export class EmojiService {
   async deleteApplication(applicationId: string, emojiId: string) {
     const e = await this.store.emojis.get(emojiId);
     if (!e || e.application_id !== applicationId) throw unknownEmoji();
-    await this.store.emojis.delete(this.store.database.db, emojiId);
+    await this.deleteRow(e);
   }
 
   /** The image for the CDN path /emojis/{id}.{ext}: content type and bytes. */
   async image(emojiId: string): Promise<{ type: string; bytes: Buffer } | undefined> {
     const e = /^\d{1,20}$/.test(emojiId) ? await this.store.emojis.get(emojiId) : undefined;
     if (!e) return undefined;
-    const m = /^data:(image\/(?:png|jpeg|gif|webp));base64,(.*)$/s.exec(e.image);
-    return m ? { type: m[1]!, bytes: Buffer.from(m[2]!, 'base64') } : undefined;
+    if (e.image.startsWith(STORED)) {
+      const bytes = await this.files?.get(fileKey(e));
+      return bytes ? { type: e.image.slice(STORED.length), bytes } : undefined;
+    }
+    return decodeDataUri(e.image);
   }
 }

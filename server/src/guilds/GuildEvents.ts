@@ -2,6 +2,7 @@ import type { EventBus } from '../events/EventBus.ts';
 import type { Store } from '../storage/Store.ts';
 import type { GuildChannelsTable } from '../storage/guildSchema.ts';
 import { subjectOf } from './GuildAccess.ts';
+import { tapGuildEvent } from './guildEventTaps.ts';
 import { channelPermissions, has, Permission, type Overwrite } from './permissions.ts';
 
 /**
@@ -34,6 +35,7 @@ export class GuildEvents {
   async publish(guildId: string, t: string, payload: unknown, audience: Audience, opts: { subjectUserId?: string; alsoTo?: string[] } = {}): Promise<number> {
     const guild = await this.store.guilds.get(guildId);
     if (!guild) return 0;
+    await tapGuildEvent(this.store, guildId, t, payload);
     const json = JSON.stringify(payload);
     const hiddenJson = audience.kind === 'channel' && audience.hidden !== undefined ? JSON.stringify(audience.hidden) : null;
     let sent = 0;

@@ -5,8 +5,10 @@ import type { GuildServices } from './GuildServices.ts';
 import type { GuildCreateVoiceState } from './GuildService.ts';
 import { memberWire } from './guildWire.ts';
 import { MESSAGE_INTENT_OF, messageJsonForSession } from '../messages/messageGateway.ts';
+import { DM_INTENT_OF } from '../messages/privateChannels.ts';
 import { allowedPrivileged } from './intentApproval.ts';
 import { ApplicationIntentFlag, Intent, PRIVILEGED_INTENTS } from './intents.ts';
+import { MemoryRateLimitStore, type RateLimitStore } from '../http/RateLimiter.ts';
 
 export { ApplicationIntentFlag, Intent, PRIVILEGED_INTENTS } from './intents.ts';
 
@@ -24,6 +26,11 @@ const INTENT_OF: Record<string, number> = {
   // Messages (issue 11): MESSAGE_*, reactions, TYPING_START, CHANNEL_PINS_UPDATE.
   ...MESSAGE_INTENT_OF,
   VOICE_CHANNEL_STATUS_UPDATE: Intent.Guilds,
+  // Issue 11: voice start time, AutoMod (AUTO_MODERATION_CONFIGURATION 1<<20, _EXECUTION 1<<21), the audit log (GUILD_MODERATION).
+  VOICE_CHANNEL_START_TIME_UPDATE: Intent.Guilds,
+  AUTO_MODERATION_RULE_CREATE: 1 << 20, AUTO_MODERATION_RULE_UPDATE: 1 << 20, AUTO_MODERATION_RULE_DELETE: 1 << 20,
+  AUTO_MODERATION_ACTION_EXECUTION: 1 << 21,
+  GUILD_AUDIT_LOG_ENTRY_CREATE: Intent.GuildModeration,
   VOICE_STATE_UPDATE: 1 << 7, // GUILD_VOICE_STATES (guild voice, server/src/voice/)
 };
 
@@ -43,6 +50,8 @@ interface SessionGuildState {
   unsubscribe: () => void;
   /** A bot user's session: the MESSAGE_CONTENT rule applies to it (messages/messageGateway.ts). */
   bot: boolean;
+  /** Whether DM and group DM events reach it: bots and the first-party web app, no third-party Bearer token (privateChannels.mayUse). */
+  dms: boolean;
 }
 
 /** All-members requests: 1 per guild per bot per 30 s (spec, Limits). */
@@ -56,13 +65,20 @@ const CHUNK_SIZE = 1000;
  */
 export class GuildGateway {
   private readonly states = new Map<string, SessionGuildState>();
-  /** Last all-members request per application (or user) and guild. In memory, per node. */
-  private readonly lastAllMembers = new Map<string, number>();
 
   /** Who is in the guild's voice channels (set by startServer from the voice state service). */
   voiceStates: (guildId: string) => readonly GuildCreateVoiceState[] = () => [];
 
-  constructor(private readonly services: GuildServices, private readonly bus: EventBus) {}
+  /**
+   * `allMembersLimit` counts all-members requests per bot and guild: in memory on one node, in
+   * Redis (startServer passes the shared limiter store) when nodes scale out, so a bot cannot
+   * get a second full list within 30 s by asking through another node.
+   */
+  constructor(
+    private readonly services: GuildServices,
+    private readonly bus: EventBus,
+    private readonly allMembersLimit: RateLimitStore = new MemoryRateLimitStore(),
+  ) {}
 
   /** False when `intents` asks for a privileged intent the application has not enabled (close 4014). */
   async privilegedIntentsAllowed(applicationId: string, intents: number): Promise<boolean> {
@@ -88,11 +104,13 @@ export class GuildGateway {
     // Known before the first dispatch can arrive, so no message slips past the content rule.
     const bot = (await this.services.store.users.get(session.userId))?.is_bot === 1;
     // The portal toggle turns obfuscation on for every bot session of the application.
-    if (bot && (await this.services.store.applications.get(session.applicationId))?.channel_obfuscation === 1) capabilities |= CAPABILITY_CHANNEL_OBFUSCATION;
+    const app = await this.services.store.applications.get(session.applicationId);
+    if (bot && app?.channel_obfuscation === 1) capabilities |= CAPABILITY_CHANNEL_OBFUSCATION;
+    const dms = bot || app?.first_party === 1;
     if (session.closed) return;
     const topic = guildUserTopic(session.userId);
     const unsubscribe = this.bus.subscribe(topic, (d) => this.deliver(session, d));
-    this.states.set(session.id, { intents, capabilities, unsubscribe, bot });
+    this.states.set(session.id, { intents, capabilities, unsubscribe, bot, dms });
     await this.bus.whenSubscribed(topic);
   }
 
@@ -132,12 +150,15 @@ export class GuildGateway {
       return;
     }
     if (qualifier === 'hidden' && (st.capabilities & CAPABILITY_CHANNEL_OBFUSCATION) === 0) return;
-    const need = INTENT_OF[t];
+    // `|dm`: a full account's DM or group DM event (messages/privateChannels.ts): DM intents, and
+    // no MESSAGE_CONTENT rule (DMs are exempt, public rule).
+    if (qualifier === 'dm' && !st.dms) return;
+    const need = qualifier === 'dm' ? DM_INTENT_OF[t] : INTENT_OF[t];
     // GUILD_MEMBER_UPDATE about oneself is sent regardless of intents (protocols.md 1.10).
     // So is one's own VOICE_STATE_UPDATE: the joining client needs its session_id to connect.
     const exempt = qualifier === 'self' && (t === 'GUILD_MEMBER_UPDATE' || t === 'VOICE_STATE_UPDATE');
     if (need !== undefined && (st.intents & need) === 0 && !exempt) return;
-    const json = messageJsonForSession(t, d.json, { userId: session.userId, bot: st.bot, intents: st.intents });
+    const json = qualifier === 'dm' ? d.json : messageJsonForSession(t, d.json, { userId: session.userId, bot: st.bot, intents: st.intents });
     session.dispatch(qualifier === '' && json === d.json ? d : { t, json });
   }
 
@@ -172,16 +193,15 @@ export class GuildGateway {
     if ((allMembers && (st.intents & Intent.GuildMembers) === 0) || (r.presences === true && (st.intents & Intent.GuildPresences) === 0)) return true;
 
     if (allMembers) {
-      const key = `${session.applicationId}:${session.userId}:${guildId}`;
+      // A fixed window opened by the first request: later ones inside it are refused (and do
+      // not move it), so the next full list is allowed 30 s after the last one granted.
       const now = Date.now();
-      const last = this.lastAllMembers.get(key);
-      if (last !== undefined && now - last < ALL_MEMBERS_WINDOW_MS) {
-        const retryAfter = (ALL_MEMBERS_WINDOW_MS - (now - last)) / 1000;
+      const w = await this.allMembersLimit.hit(`op8:${session.applicationId}:${session.userId}:${guildId}`, ALL_MEMBERS_WINDOW_MS, now);
+      if (w.count > 1) {
+        const retryAfter = Math.max(0.001, (w.resetAt - now) / 1000);
         session.dispatch({ t: 'RATE_LIMITED', json: JSON.stringify({ opcode: 8, retry_after: retryAfter, meta: { guild_id: guildId, ...(nonce !== undefined ? { nonce } : {}) } }) });
         return true;
       }
-      this.lastAllMembers.set(key, now);
-      if (this.lastAllMembers.size > 10_000) this.prune(now);
     }
 
     const members = userIds
@@ -224,7 +244,8 @@ export class GuildGateway {
     return true;
   }
 
-  private prune(now: number): void {
-    for (const [k, at] of this.lastAllMembers) if (now - at >= ALL_MEMBERS_WINDOW_MS) this.lastAllMembers.delete(k);
+  /** Stops the in-memory counter's sweep (a shared store is closed by its owner). */
+  async close(): Promise<void> {
+    if (this.allMembersLimit instanceof MemoryRateLimitStore) await this.allMembersLimit.close();
   }
 }

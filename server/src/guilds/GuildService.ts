@@ -5,6 +5,7 @@ import { emojiWire } from './EmojiService.ts';
 import { GuildErrors } from './guildErrors.ts';
 import { imageHash } from './images.ts';
 import type { GuildEvents } from './GuildEvents.ts';
+import type { PrimaryGuilds } from './primaryGuild.ts';
 import { channelWire, guildWire, memberWire, obfuscatedChannelWire, roleWire } from './guildWire.ts';
 import { ALL_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, Permission, has, parsePermissions, type Overwrite } from './permissions.ts';
 
@@ -43,7 +44,7 @@ export interface RoleInput {
  * change causes. Members, bans and prune are in MemberService; invites in GuildInviteService.
  */
 export class GuildService {
-  constructor(private readonly store: Store, readonly events: GuildEvents) {}
+  constructor(private readonly store: Store, readonly events: GuildEvents, private readonly primaryGuilds?: PrimaryGuilds) {}
 
   // ---- guilds --------------------------------------------------------------------------------
 
@@ -73,7 +74,7 @@ export class GuildService {
     return guildWire(v.guild, v.roles, { ...extra, emojis: await this.emojisOf(guildId) });
   }
 
-  async modifyGuild(userId: string, guildId: string, patch: { name?: string; icon?: string | null; banner?: string | null; description?: string | null; owner_id?: string; system_channel_id?: string | null; features?: string[] }) {
+  async modifyGuild(userId: string, guildId: string, patch: { name?: string; icon?: string | null; banner?: string | null; description?: string | null; owner_id?: string; system_channel_id?: string | null; features?: string[]; tag?: string | null; badge?: string | null }) {
     const v = await viewGuild(this.store, guildId, userId);
     v.require(Permission.ManageGuild);
     const set: Record<string, unknown> = {};
@@ -101,8 +102,15 @@ export class GuildService {
       const kept = current.filter((f) => !toggleable.has(f));
       set.features = JSON.stringify([...new Set([...kept, ...patch.features.filter((f) => toggleable.has(f))])]);
     }
+    // The guild tag users show as `primary_guild` (1 to 4 characters, checked by the route) and its badge.
+    if (patch.tag !== undefined) set.tag = patch.tag;
+    if (patch.badge !== undefined) set.badge = imageHash(patch.badge);
     await this.store.guilds.update(this.store.database.db, guildId, set as never);
-    const wire = guildWire((await this.store.guilds.get(guildId))!, v.roles);
+    const updated = (await this.store.guilds.get(guildId))!;
+    if ((patch.tag !== undefined && updated.tag !== v.guild.tag) || (patch.badge !== undefined && (updated.badge ?? null) !== (v.guild.badge ?? null))) {
+      await this.primaryGuilds?.guildTagChanged(guildId, updated.tag, updated.badge ?? null);
+    }
+    const wire = guildWire(updated, v.roles);
     await this.events.publish(guildId, 'GUILD_UPDATE', wire, { kind: 'guild' });
     return wire;
   }
@@ -244,20 +252,6 @@ export class GuildService {
     const wire = channelWire(channel);
     await this.events.publish(channel.guild_id, 'CHANNEL_DELETE', wire, { kind: 'channel', channel, hidden: obfuscatedChannelWire(channel) });
     return wire;
-  }
-
-  /**
-   * PUT /channels/{id}/voice-status (spec): a voice channel's status, up to 500 characters; needs
-   * SET_VOICE_CHANNEL_STATUS, and MANAGE_CHANNELS too when the caller is not connected to the
-   * channel (guild voice is not built yet, so nobody is: both are needed for now).
-   */
-  async setVoiceStatus(userId: string, channelId: string, status: string | null) {
-    const { view, channel } = await viewChannel(this.store, channelId, userId);
-    if (channel.type !== ChannelType.GuildVoice) throw GuildErrors.invalidForm(['channel_id'], 'CHANNEL_TYPE_INVALID', 'Not a voice channel');
-    view.requireIn(channel, Permission.SetVoiceChannelStatus | Permission.ManageChannels);
-    const value = status === null || status === '' ? null : status;
-    await this.store.guilds.updateChannel(this.store.database.db, channelId, { status: value });
-    await this.events.publish(channel.guild_id, 'VOICE_CHANNEL_STATUS_UPDATE', { id: channelId, guild_id: channel.guild_id, status: value }, { kind: 'channel', channel });
   }
 
   /** PATCH /guilds/{id}/channels: positions (and parents) of several channels in one write. */

@@ -1,11 +1,13 @@
 import type { Store } from '../storage/Store.ts';
 import type { GuildMembersTable } from '../storage/guildSchema.ts';
+import { recordBotsRemoved } from './botWebhookEvents.ts';
 import { type GuildView, topPosition, viewGuild } from './GuildAccess.ts';
 import { GuildErrors } from './guildErrors.ts';
 import type { GuildEvents } from './GuildEvents.ts';
 import { banWire, memberWire, userWire } from './guildWire.ts';
 import { Permission, has, mayDo } from './permissions.ts';
 import { imageHash } from './images.ts';
+import type { PrimaryGuilds } from './primaryGuild.ts';
 
 export interface MemberPatch {
   nick?: string | null;
@@ -17,13 +19,29 @@ export interface MemberPatch {
   channel_id?: string | null;
 }
 
+/**
+ * What Modify Guild Member needs of guild voice (server/src/voice/VoiceStateService.ts, set by
+ * startServer): whether the member holds a seat, and the changes to apply to it.
+ */
+export interface GuildVoiceControl {
+  guildSeat(guildId: string, userId: string): unknown;
+  memberVoiceFlags(guildId: string, userId: string, flags: { mute: boolean; deaf: boolean }): Promise<void>;
+  moveGuildMember(guildId: string, userId: string, toChannelId: string | null): Promise<boolean>;
+}
+
+/** Channel types that carry a call (as voice/guildVoice.ts): GUILD_VOICE and GUILD_STAGE_VOICE. */
+const VOICE_TYPES = new Set([2, 13]);
+
 /** Guild member flags a moderator may set (BYPASSES_VERIFICATION); the rest are the platform's. */
 const EDITABLE_MEMBER_FLAGS = 1 << 2;
 const MAX_TIMEOUT_MS = 28 * 86_400_000;
 
 /** Members: reads, role changes, edits (own and others'), kicks, bans and prune. */
 export class MemberService {
-  constructor(private readonly store: Store, private readonly events: GuildEvents) {}
+  /** Guild voice, for `mute`, `deaf` and `channel_id` (unset: no voice, those fields are 40032). */
+  voice: GuildVoiceControl | undefined;
+
+  constructor(private readonly store: Store, private readonly events: GuildEvents, private readonly primaryGuilds?: PrimaryGuilds) {}
 
   async getMember(userId: string, guildId: string, targetId: string) {
     await viewGuild(this.store, guildId, userId);
@@ -118,10 +136,30 @@ export class MemberService {
     }
     if (patch.mute !== undefined && !has(perms, Permission.MuteMembers)) throw GuildErrors.missingPermissions();
     if (patch.deaf !== undefined && !has(perms, Permission.DeafenMembers)) throw GuildErrors.missingPermissions();
+    if (patch.channel_id !== undefined && !has(perms, Permission.MoveMembers)) throw GuildErrors.missingPermissions();
+    // Server mute, deafen and moves act on a member in voice (the public rule: else 400/40032).
+    const voiceChange = patch.mute !== undefined || patch.deaf !== undefined || patch.channel_id !== undefined;
+    if (voiceChange && !this.voice?.guildSeat(guildId, targetId)) throw GuildErrors.targetNotInVoice();
+    if (patch.channel_id !== undefined && patch.channel_id !== null) {
+      // The destination: a voice channel of this guild, where the mover may connect (and move
+      // members) and the member may be (view and connect); a full channel does not stop a move.
+      const dest = await this.store.guilds.channel(patch.channel_id);
+      if (!dest || dest.guild_id !== guildId || !VOICE_TYPES.has(dest.type)) throw GuildErrors.invalidForm(['channel_id'], 'CHANNEL_TYPE_INVALID', 'Not a voice channel of this guild');
+      if (!has(v.channelPermissions(dest), Permission.ViewChannel | Permission.Connect | Permission.MoveMembers)) throw GuildErrors.missingPermissions();
+      const targetView = await viewGuild(this.store, guildId, targetId);
+      if (!has(targetView.channelPermissions(dest), Permission.ViewChannel | Permission.Connect)) throw GuildErrors.missingPermissions();
+    }
+    if (patch.mute !== undefined) set.mute = patch.mute ? 1 : 0;
+    if (patch.deaf !== undefined) set.deaf = patch.deaf ? 1 : 0;
     await this.store.guilds.transaction(async (tx) => {
       await this.store.guildMembers.update(tx, guildId, targetId, set);
       if (roles) await this.store.guildMembers.setRoles(tx, guildId, targetId, roles);
     });
+    if (this.voice && (patch.mute !== undefined || patch.deaf !== undefined)) {
+      const m = (await this.store.guildMembers.get(guildId, targetId))!;
+      await this.voice.memberVoiceFlags(guildId, targetId, { mute: m.member.mute === 1, deaf: m.member.deaf === 1 });
+    }
+    if (this.voice && patch.channel_id !== undefined) await this.voice.moveGuildMember(guildId, targetId, patch.channel_id);
     return this.memberUpdated(v, targetId);
   }
 
@@ -153,7 +191,10 @@ export class MemberService {
     if (!target) throw GuildErrors.unknownMember();
     v.require(Permission.KickMembers);
     if (targetId === userId || !this.outranks(v, target.roles, targetId)) throw GuildErrors.missingPermissions();
-    await this.store.guilds.transaction((tx) => this.store.guildMembers.remove(tx, guildId, targetId));
+    await this.store.guilds.transaction(async (tx) => {
+      await this.store.guildMembers.remove(tx, guildId, targetId);
+      await recordBotsRemoved(this.store, tx, guildId, [targetId], userId);
+    });
     await this.removed(guildId, target.user);
   }
 
@@ -161,11 +202,16 @@ export class MemberService {
   async leave(userId: string, guildId: string) {
     const v = await viewGuild(this.store, guildId, userId);
     if (v.isOwner) throw GuildErrors.invalidForm(['guild_id'], 'GUILD_OWNER_CANNOT_LEAVE', 'The owner cannot leave the guild');
-    await this.store.guilds.transaction((tx) => this.store.guildMembers.remove(tx, guildId, userId));
+    await this.store.guilds.transaction(async (tx) => {
+      await this.store.guildMembers.remove(tx, guildId, userId);
+      await recordBotsRemoved(this.store, tx, guildId, [userId], userId);
+    });
     await this.removed(guildId, v.member.user);
   }
 
   private async removed(guildId: string, user: Parameters<typeof userWire>[0]) {
+    // A user who wore this guild's tag no longer can (primary_guild cleared by the system).
+    await this.primaryGuilds?.memberGone(guildId, user.id);
     await this.events.publish(guildId, 'GUILD_MEMBER_REMOVE', { guild_id: guildId, user: userWire(user) }, { kind: 'guild' });
     this.events.toUser(user.id, 'GUILD_DELETE', { id: guildId });
   }
@@ -180,6 +226,7 @@ export class MemberService {
     await this.store.guilds.transaction(async (tx) => {
       if (target) await this.store.guildMembers.remove(tx, guildId, targetId);
       await this.store.guildMembers.addBan(tx, guildId, targetId, reason);
+      if (target) await recordBotsRemoved(this.store, tx, guildId, [targetId], userId);
     });
     await this.events.publish(guildId, 'GUILD_BAN_ADD', { guild_id: guildId, user: userWire(user) }, { kind: 'permission', bit: Permission.BanMembers });
     if (target) await this.removed(guildId, user);
@@ -223,6 +270,7 @@ export class MemberService {
     const users = await this.store.users.getMany(candidates);
     await this.store.guilds.transaction(async (tx) => {
       for (const id of candidates) await this.store.guildMembers.remove(tx, guildId, id);
+      await recordBotsRemoved(this.store, tx, guildId, candidates, userId);
     });
     for (const id of candidates) if (users.has(id)) await this.removed(v.guild.id, users.get(id)!);
     return { pruned: computeCount ? candidates.length : null };

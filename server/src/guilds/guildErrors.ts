@@ -14,6 +14,8 @@ export const GuildErrors = {
   maxRoles: () => new ApiError(400, 30005, 'Maximum number of guild roles reached (250)'),
   maxChannels: () => new ApiError(400, 30013, 'Maximum number of guild channels reached (500)'),
   bannedFromGuild: () => new ApiError(403, 40007, 'The user is banned from this guild.'),
+  /** Modify Guild Member's `mute`, `deaf` or `channel_id` for a member in no voice channel. */
+  targetNotInVoice: () => new ApiError(400, 40032, 'Target user is not connected to voice.'),
   missingAccess: () => new ApiError(403, 50001, 'Missing Access'),
   missingPermissions: () => new ApiError(403, 50013, 'Missing Permissions'),
   invalidForm: (path: string[], code: string, message: string) => {

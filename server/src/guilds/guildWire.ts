@@ -3,6 +3,7 @@ import type { GuildChannelsTable, GuildInvitesTable, GuildRolesTable, GuildsTabl
 import type { MemberWithRoles } from '../storage/GuildMemberRepo.ts';
 import type { UsersTable } from '../storage/schema.ts';
 import type { Overwrite } from './permissions.ts';
+import { primaryGuildWire } from './primaryGuildWire.ts';
 
 /**
  * Rows to the public wire shapes (discord-api-types/v10), so what we send is the public payload by
@@ -12,7 +13,7 @@ import type { Overwrite } from './permissions.ts';
 const iso = (ms: number | string | null): string | null => (ms === null ? null : new Date(Number(ms)).toISOString());
 
 export function userWire(u: UsersTable): APIUser {
-  return { id: u.id, username: u.username, global_name: u.global_name, avatar: u.avatar, discriminator: '0', bot: u.is_bot === 1, public_flags: 0 } as unknown as APIUser;
+  return { id: u.id, username: u.username, global_name: u.global_name, avatar: u.avatar, discriminator: '0', bot: u.is_bot === 1, public_flags: 0, ...primaryGuildWire(u) } as unknown as APIUser;
 }
 
 export function roleWire(r: GuildRolesTable): APIRole {
@@ -95,8 +96,9 @@ export function memberWire(m: MemberWithRoles): GuildMemberWire {
     roles: m.roles,
     joined_at: iso(m.member.joined_at)!,
     premium_since: null,
-    deaf: false,
-    mute: false,
+    // Server deafen and mute (Modify Guild Member), which hold in every voice channel of the guild.
+    deaf: m.member.deaf === 1,
+    mute: m.member.mute === 1,
     flags: m.member.flags,
     pending: false,
     communication_disabled_until: m.member.communication_disabled_until && Number(m.member.communication_disabled_until) > Date.now() ? iso(m.member.communication_disabled_until) : null,
@@ -140,8 +142,10 @@ export function guildWire(g: GuildsTable, roles: GuildRolesTable[], extra: Parti
     max_members: 250000,
     // The guild tag users can show as `primary_guild` (1 to 4 characters).
     tag: g.tag,
+    // The tag's badge (image hash), for the same display.
+    badge: g.badge ?? null,
     ...extra,
-  } as APIGuild & { tag: string | null };
+  } as APIGuild & { tag: string | null; badge: string | null };
 }
 
 export function inviteWire(i: GuildInvitesTable, guild: GuildsTable, channel: GuildChannelsTable, inviter: UsersTable | undefined, roles?: GuildRolesTable[]): APIInvite & Record<string, unknown> {

@@ -7,6 +7,7 @@ import { installRateLimits } from './rateLimitHooks.ts';
 import { isClientAbort, RequestLogController } from '../log/RequestLogController.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { lobbyRoutes } from './routes/lobbies.ts';
+import { lobbyChannelLinkingRoutes } from './routes/lobbyChannelLinking.ts';
 import { directMessageRoutes } from './routes/dms.ts';
 import { inviteRoutes } from './routes/invites.ts';
 import { presenceRoutes } from './routes/presence.ts';
@@ -21,14 +22,22 @@ import { avatarRoutes } from './routes/avatars.ts';
 import { guildRouteFamily } from './routes/guildRouteFamily.ts';
 import { guildVoiceStateRoutes } from './routes/guildVoiceStates.ts';
 import { channelMessageRoutes } from './routes/channelMessages.ts';
+import { moderationRouteFamily } from './routes/moderationRouteFamily.ts';
+import { privateChannelRoutes } from './routes/privateChannels.ts';
 import { applicationRoutes } from './routes/applications.ts';
 import { developerPortalRoutes } from './routes/developerPortal.ts';
 import { webhookDeliveryRoutes } from './routes/webhookDeliveries.ts';
+import { questPortalRoutes, questRoutes } from './routes/quests.ts';
 import { skuRoutes } from './routes/skus.ts';
 import { entitlementRoutes } from './routes/entitlements.ts';
 import { subscriptionRoutes } from './routes/subscriptions.ts';
 import { webAppRoutes } from './routes/webApp.ts';
+import { sdkDocsRoutes } from './routes/sdkDocs.ts';
+import { interactionRoutes } from './routes/interactions.ts';
 import { applicationBudgetHook } from './applicationBudget.ts';
+import { activityProxy } from '../activities/activityProxy.ts';
+import { activityRoutes } from './routes/activities.ts';
+import { activityPortalRoutes } from './routes/activityPortal.ts';
 import { formErrorOf, registerOpenApi, validatorCompiler } from './schemas/index.ts';
 
 /** The HTTP API. Request lines are logged by method and route only, never URL or headers. */
@@ -42,6 +51,8 @@ export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Bu
   const app = Fastify({ loggerInstance: ctx.log as FastifyBaseLogger, logController: new RequestLogController(), ...serverOptions, ...transport, bodyLimit: Limits.httpBodyMaxBytes, trustProxy: false }) as unknown as FastifyInstance;
   // Before any route: every route gets a budget, keyed on the resolved principal (rateLimitHooks.ts).
   installRateLimits(app, ctx);
+  // Before the API's own hooks: requests to <application_id>.<activity proxy host> are the activity's (issue 17).
+  activityProxy(app, ctx);
 
   // Every route declares its input with TypeBox schemas (schemas/): failures answer 400/50035 with
   // the nested errors tree, path IDs that cannot be IDs their resource's 404 (schemas/validator.ts).
@@ -128,6 +139,7 @@ export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Bu
   applicationProfileRoutes(app, ctx);
   avatarRoutes(app, ctx);
   lobbyRoutes(app, ctx);
+  lobbyChannelLinkingRoutes(app, ctx);
   relationshipRoutes(app, ctx);
   presenceRoutes(app, ctx);
   inviteRoutes(app, ctx);
@@ -138,13 +150,22 @@ export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Bu
   guildRouteFamily(app, ctx);
   guildVoiceStateRoutes(app, ctx);
   channelMessageRoutes(app, ctx);
+  // Search Guild Messages, AutoMod, the audit log (issue 11).
+  moderationRouteFamily(app, ctx);
+  privateChannelRoutes(app, ctx);
   applicationRoutes(app, ctx);
   developerPortalRoutes(app, ctx);
   webhookDeliveryRoutes(app, ctx);
+  questRoutes(app, ctx);
+  questPortalRoutes(app, ctx);
   // Commerce (issue 14).
   skuRoutes(app, ctx);
   entitlementRoutes(app, ctx);
   subscriptionRoutes(app, ctx);
+  interactionRoutes(app, ctx);
+  activityRoutes(app, ctx);
+  activityPortalRoutes(app, ctx);
   await webAppRoutes(app, ctx);
+  await sdkDocsRoutes(app, ctx);
   return app;
 }

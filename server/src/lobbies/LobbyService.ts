@@ -16,9 +16,23 @@ import { decodeMetadata } from '../storage/LobbyRepo.ts';
 import type { LobbiesTable, LobbyMembersTable, LobbyMessagesTable, UsersTable } from '../storage/schema.ts';
 import type { Store } from '../storage/Store.ts';
 import { userToWire } from '../storage/UserRepo.ts';
+import type { Transaction } from 'kysely';
+import type { Database } from '../storage/schema.ts';
+import { linkedChannelRepo } from '../storage/LinkedChannelRepo.ts';
+import { decorateLobbyMessages } from './linkedMessages.ts';
 
 /** Told when a user stops being a member of a lobby (left, removed, or the lobby is gone; userId null = everyone). */
 export type MemberGoneListener = (lobbyId: string, userId: string | null) => void;
+
+/**
+ * Linked channels (issue 12) mirror lobby messages through this: `prepare` runs before the lobby
+ * message's transaction (checks that read or write outside it), `write` inside it (the channel
+ * copy commits with the lobby message) and may return work to run after the commit.
+ */
+export interface LobbyMessageHook {
+  prepare(lobby: LobbiesTable, authorId: string, content: string): Promise<unknown>;
+  write(tx: Transaction<Database>, m: { lobby: LobbiesTable; row: LobbyMessagesTable; wire: LobbyMessage }, prepared: unknown): Promise<(() => Promise<void>) | undefined>;
+}
 
 export interface MemberChange {
   metadata?: Metadata | null;
@@ -41,6 +55,14 @@ export class LobbyService {
   }
   /** Voice states of a lobby's active call, for lobby objects (set when voice is wired). */
   voiceStates: (lobbyId: string) => VoiceState[] = () => [];
+
+  private readonly messageHooks = new Set<LobbyMessageHook>();
+
+  /** Linked channels (issue 12) mirror lobby messages from here. */
+  onMessage(hook: LobbyMessageHook): () => void {
+    this.messageHooks.add(hook);
+    return () => this.messageHooks.delete(hook);
+  }
 
   onMemberGone(listener: MemberGoneListener): () => void {
     this.memberGoneListeners.add(listener);
@@ -72,6 +94,8 @@ export class LobbyService {
     const result = await this.store.lobbies.transaction(async (tx) => {
       let lobby = await this.store.lobbies.findBySecret(applicationId, input.secret, tx);
       let created = false;
+      // The joiner's row, read once (null: known absent) and handed to upsertMember.
+      let before: LobbyMembersTable | null = null;
       if (!lobby) {
         if ((await this.store.lobbies.countForUser(userId, applicationId, tx)) >= Limits.lobbiesPerUserPerApp) throw Errors.tooManyLobbies();
         lobby = await this.store.lobbies.create(tx, {
@@ -82,8 +106,8 @@ export class LobbyService {
         });
         created = true;
       } else {
-        const isMember = (await this.store.lobbies.member(lobby.id, userId, tx)) !== undefined;
-        if (!isMember) {
+        before = (await this.store.lobbies.member(lobby.id, userId, tx)) ?? null;
+        if (!before) {
           if ((await this.store.lobbies.countForUser(userId, applicationId, tx)) >= Limits.lobbiesPerUserPerApp) throw Errors.tooManyLobbies();
           if ((await this.store.lobbies.memberCount(lobby.id, tx)) >= Limits.lobbyMembersMax) throw Errors.lobbyFull();
         }
@@ -93,10 +117,9 @@ export class LobbyService {
       if (metadataChanged || (!created && input.idleTimeoutSeconds !== undefined)) {
         await this.store.lobbies.update(tx, lobby.id, { metadata: input.lobbyMetadata, idleTimeoutSeconds: input.idleTimeoutSeconds });
       }
-      const before = await this.store.lobbies.member(lobby.id, userId, tx);
-      const member = await this.store.lobbies.upsertMember(tx, lobby.id, userId, input.memberMetadata !== undefined ? { metadata: input.memberMetadata } : {});
-      const memberChanged = !member.added && before !== undefined && before.metadata !== member.row.metadata;
-      return { lobbyId: lobby.id, created, metadataChanged, memberAdded: member.added, memberChanged };
+      const member = await this.store.lobbies.upsertMember(tx, lobby.id, userId, input.memberMetadata !== undefined ? { metadata: input.memberMetadata } : {}, before);
+      const memberChanged = !member.added && before !== null && before.metadata !== member.row.metadata;
+      return { lobbyId: lobby.id, created, metadataChanged, memberAdded: member.added, memberChanged, idle: lobby.idle_since !== null };
     });
 
     const view = await this.view(result.lobbyId);
@@ -109,7 +132,8 @@ export class LobbyService {
       if (result.metadataChanged) this.publishTo(view.memberIds, applicationId, DispatchEvent.LobbyUpdate, view.lobby);
       if (result.memberChanged) this.publishTo(view.memberIds, applicationId, DispatchEvent.LobbyMemberUpdate, { lobby_id: result.lobbyId, member: view.member(userId) });
     }
-    if (this.connections.isConnected(applicationId, userId)) await this.store.lobbies.setIdleSince(result.lobbyId, null);
+    // The idle clock is written only when it runs: most joins are to a lobby someone is in.
+    if (result.idle && this.connections.isConnected(applicationId, userId)) await this.store.lobbies.setIdleSince(result.lobbyId, null);
     return view.lobby;
   }
 
@@ -142,6 +166,7 @@ export class LobbyService {
     if (!lobby || lobby.application_id !== applicationId) return;
     const members = await this.store.lobbies.members(lobbyId);
     await this.store.lobbies.delete(lobbyId);
+    await linkedChannelRepo(this.store.database.db).forgetLobby(this.store.database.db, lobbyId);
     this.memberGone(lobbyId, null);
     this.publishTo(members.map((m) => m.user_id), applicationId, DispatchEvent.LobbyDelete, { id: lobbyId, application_id: applicationId });
   }
@@ -173,10 +198,18 @@ export class LobbyService {
   async sendMessage(applicationId: string, lobbyId: string, userId: string, input: { content: string; metadata?: Metadata; flags?: number }): Promise<LobbyMessage> {
     const lobby = await this.store.lobbies.get(lobbyId);
     if (!lobby || lobby.application_id !== applicationId) throw Errors.unknownLobby();
-    const member = await this.store.lobbies.member(lobbyId, userId);
+    // One read is both the membership check and the recipient list (it was a member read before
+    // the write and every member's full row after it): the dispatch goes out as soon as the write
+    // commits. Recipients are the members when the message was accepted.
+    const roster = await this.store.lobbies.roster(lobbyId);
+    const member = roster.find((m) => m.user_id === userId);
     if (!member) throw Errors.missingAccess();
     const author = (await this.store.users.get(userId))!;
+    const after: Array<() => Promise<void>> = [];
+    const prepared = new Map<LobbyMessageHook, unknown>();
+    for (const hook of this.messageHooks) prepared.set(hook, await hook.prepare(lobby, userId, input.content));
     const message = await this.store.lobbies.transaction(async (tx) => {
+      after.length = 0;
       const row = await this.store.messages.insertLobbyMessage(tx, {
         lobbyId,
         applicationId,
@@ -187,12 +220,16 @@ export class LobbyService {
         flags: input.flags ?? 0,
       });
       const wire = messageToWire(row, author);
+      for (const hook of this.messageHooks) {
+        const then = await hook.write(tx, { lobby, row, wire }, prepared.get(hook));
+        if (then) after.push(then);
+      }
       // The moderation webhook goes to the outbox with the message, or not at all.
       await this.store.webhookEvents.record(tx, applicationId, 'LOBBY_MESSAGE_CREATE', wire);
       return wire;
     });
-    const memberIds = (await this.store.lobbies.members(lobbyId)).map((m) => m.user_id);
-    this.publishTo(memberIds, applicationId, DispatchEvent.LobbyMessageCreate, message);
+    this.publishTo(roster.map((m) => m.user_id), applicationId, DispatchEvent.LobbyMessageCreate, message);
+    for (const then of after) await then().catch((err) => this.log.error({ err, lobbyId }, 'lobby message follow-up failed'));
     return message;
   }
 
@@ -202,7 +239,7 @@ export class LobbyService {
     if (!(await this.store.lobbies.member(lobbyId, userId))) throw Errors.missingAccess();
     const rows = await this.store.messages.lobbyHistory(lobbyId, limit, Date.now() - Limits.lobbyHistoryMaxAgeMs);
     const authors = await this.store.users.getMany(rows.map((r) => r.author_id));
-    return rows.map((r) => messageToWire(r, authors.get(r.author_id)!));
+    return decorateLobbyMessages(this.store, rows.map((r) => messageToWire(r, authors.get(r.author_id)!)));
   }
 
   /** Server-side member add/update (bot token): the only way to set `additional_name` and flags. */
@@ -260,7 +297,10 @@ export class LobbyService {
 
   /** Deletes lobbies whose idle timeout ran out; returns how many. */
   async sweepIdle(now = Date.now()): Promise<number> {
-    const expired = await this.store.lobbies.idleExpired(now);
+    const candidates = await this.store.lobbies.idleExpired(now);
+    // A linked lobby does not time out while it is linked (social-sdk-api.md 6.3).
+    const linked = await linkedChannelRepo(this.store.database.db).linkedLobbyIds(candidates.map((l) => l.id));
+    const expired = candidates.filter((l) => !linked.has(l.id));
     let deleted = 0;
     for (const lobby of expired) {
       const members = await this.store.lobbies.members(lobby.id);
@@ -270,12 +310,26 @@ export class LobbyService {
         continue;
       }
       await this.store.lobbies.delete(lobby.id);
+      await linkedChannelRepo(this.store.database.db).forgetLobby(this.store.database.db, lobby.id);
       this.memberGone(lobby.id, null);
       deleted++;
       this.publishTo(members.map((m) => m.user_id), lobby.application_id, DispatchEvent.LobbyDelete, { id: lobby.id, application_id: lobby.application_id });
       this.log.info({ lobbyId: lobby.id }, 'lobby idle timeout');
     }
     return deleted;
+  }
+
+  /** LOBBY_UPDATE to every member (linking and unlinking change `linked_channel`). */
+  async announceLobbyUpdate(applicationId: string, lobbyId: string): Promise<void> {
+    const view = await this.view(lobbyId);
+    this.publishTo(view.memberIds, applicationId, DispatchEvent.LobbyUpdate, view.lobby);
+  }
+
+  /** Restarts or stops the idle clock of one lobby from who is connected now. */
+  async refreshIdleOf(lobbyId: string): Promise<void> {
+    const lobby = await this.store.lobbies.get(lobbyId);
+    if (!lobby) return;
+    await this.refreshIdle(lobbyId, lobby.application_id, (await this.store.lobbies.members(lobbyId)).map((m) => m.user_id));
   }
 
   private async removeMembers(lobby: LobbiesTable, userIds: string[]): Promise<void> {
@@ -318,8 +372,9 @@ export class LobbyService {
   private async view(lobbyId: string, row?: LobbiesTable) {
     const lobby = row ?? (await this.store.lobbies.get(lobbyId));
     if (!lobby) throw Errors.unknownLobby();
-    const members = await this.store.lobbies.members(lobbyId);
-    const users = await this.store.users.getMany(members.map((m) => m.user_id));
+    const rows = await this.store.lobbies.membersWithUsers(lobbyId);
+    const members = rows.map((r) => r.member);
+    const users = new Map(rows.flatMap((r) => (r.user ? [[r.member.user_id, r.user] as const] : [])));
     const wireMembers = members.map((m) => memberToWire(m, users.get(m.user_id), this.connections.isConnected(lobby.application_id, m.user_id)));
     const wire: Lobby = {
       id: lobby.id,
@@ -328,6 +383,9 @@ export class LobbyService {
       members: wireMembers,
       voice_states: this.voiceStates(lobbyId),
     };
+    const link = await linkedChannelRepo(this.store.database.db).ofLobby(lobbyId);
+    const channel = link ? await this.store.guilds.channel(link.channel_id) : undefined;
+    if (channel) wire.linked_channel = { id: channel.id, name: channel.name, guild_id: channel.guild_id, type: channel.type };
     const byId = new Map(wireMembers.map((m) => [m.id, m]));
     return {
       lobby: wire,

@@ -2,7 +2,6 @@ import type { APIEmbed, APIMessage, APIMessageReference } from 'discord-api-type
 import type { EventBus } from '../events/EventBus.ts';
 import { viewChannel, type GuildView } from '../guilds/GuildAccess.ts';
 import type { GuildEvents } from '../guilds/GuildEvents.ts';
-import { allowedPrivilegedIntents, Intent } from '../guilds/GuildGateway.ts';
 import { guildServicesFor } from '../guilds/GuildServices.ts';
 import { memberWire } from '../guilds/guildWire.ts';
 import { has, mayDo, Permission } from '../guilds/permissions.ts';
@@ -14,9 +13,19 @@ import { SNOWFLAKE_EPOCH_MS } from '@social-layer/protocol';
 import { MessageErrors as E } from './messageErrors.ts';
 import { checkComponents, skuUsable } from './components.ts';
 import { contentExempt, messageWire, userIdsOf, withoutContent } from './messageWire.ts';
-import { ATTACHMENT_IS_SPOILER, FsAttachmentStore, MAX_ATTACHMENT_BYTES, UrlSigner, attachmentPath, cleanFilename, type AttachmentStore, type StoredAttachment } from './attachments.ts';
+import { ATTACHMENT_IS_SPOILER, MAX_ATTACHMENT_BYTES, UrlSigner, attachmentPath, cleanFilename, type AttachmentStore, type StoredAttachment } from './attachments.ts';
+import { attachmentStoreFor } from './attachmentStoreFor.ts';
 import { join } from 'node:path';
 import { ApiError } from '../http/ApiError.ts';
+import { searchServiceFor } from './search/SearchService.ts';
+import { autoModFor } from '../moderation/AutoModService.ts';
+import { AuditAction, auditLogFor } from '../moderation/AuditLog.ts';
+import { channelMessageChanged } from './channelMessageHooks.ts';
+import { privateChannelsFor, type PrivateChannels } from './privateChannels.ts';
+import { checkPoll } from './polls.ts';
+import { pollCounts } from './PollVotes.ts';
+import { FieldErrors } from '../applications/formErrors.ts';
+import { appReadsMessageContent } from './appReadsMessageContent.ts';
 
 /** One uploaded file of a multipart Create Message (`files[n]`). */
 export interface UploadedFile {
@@ -37,7 +46,10 @@ export interface MessageServiceOptions {
 export interface MessageCaller {
   userId: string;
   bot: boolean;
+  /** The token's application: a bot's own, or the application a Bearer token was granted to. */
   applicationId: string;
+  /** A Bearer token's scopes (absent for bots). DMs and group DMs check the application instead (privateChannels.mayUse). */
+  scopes?: string[];
 }
 
 export interface CreateMessageBody {
@@ -51,6 +63,8 @@ export interface CreateMessageBody {
   allowed_mentions?: { parse?: string[]; users?: string[]; roles?: string[]; replied_user?: boolean };
   message_reference?: { type?: number; message_id?: string; channel_id?: string; guild_id?: string; fail_if_not_exists?: boolean };
   attachments?: { id: string | number; filename?: string; description?: string; is_spoiler?: boolean }[];
+  /** The public poll create request (polls.ts checks it). */
+  poll?: unknown;
 }
 
 export interface EditMessageBody {
@@ -63,7 +77,8 @@ export interface EditMessageBody {
   attachments?: { id: string | number; filename?: string; description?: string; is_spoiler?: boolean }[] | null;
 }
 
-const TEXT_CHANNEL_TYPES = new Set([0, 2, 5]);
+/** Guild text, voice and announcement channels; DMs (1) and group DMs (3) of full accounts (privateChannels.ts). */
+const TEXT_CHANNEL_TYPES = new Set([0, 1, 2, 3, 5]);
 const MessageType = { Default: 0, Reply: 19 } as const;
 const Flag = { SuppressEmbeds: 1 << 2, HasSnapshot: 1 << 14, IsComponentsV2: 1 << 15, SuppressNotifications: 1 << 12 } as const;
 /** Flags a sender may set on create / edit (the rest are the server's). */
@@ -86,15 +101,18 @@ class NonceTaken {
  */
 export class MessageService {
   readonly repo: ChannelMessageRepo;
-  private readonly events: GuildEvents;
+  private readonly events: Pick<GuildEvents, 'publish'>;
+  /** DMs and group DMs: stand-in rows and views so the code below runs in them unchanged. */
+  readonly privates: PrivateChannels;
 
   readonly files: AttachmentStore | null;
   private readonly signer: UrlSigner | null;
 
   constructor(private readonly store: Store, bus: EventBus, private readonly options: MessageServiceOptions = {}) {
     this.repo = channelMessageRepo(store.database.db, store.ids);
-    this.events = guildServicesFor(store, bus).events;
-    this.files = options.dataDir ? new FsAttachmentStore(join(options.dataDir, 'attachments')) : null;
+    this.privates = privateChannelsFor(store, bus);
+    this.events = this.privates.publisher(guildServicesFor(store, bus).events);
+    this.files = options.dataDir ? attachmentStoreFor({ dataDir: options.dataDir }) : null;
     this.signer = options.dataDir ? new UrlSigner(options.dataDir) : null;
   }
 
@@ -118,7 +136,12 @@ export class MessageService {
 
   // ---- access --------------------------------------------------------------------------------
 
-  private async access(caller: MessageCaller, channelId: string): Promise<{ view: GuildView; channel: GuildChannelsTable; perms: bigint }> {
+  /** The channel as the caller sees it (also PollVotes'). */
+  async access(caller: MessageCaller, channelId: string, opts: { send?: boolean } = {}): Promise<{ view: GuildView; channel: GuildChannelsTable; perms: bigint }> {
+    // Whether a DM takes new messages (blocks, friends, shared guilds) is only worked out for
+    // sending; a third-party application's Bearer token gets no private channel (50001).
+    const dm = await this.privates.access(caller.userId, channelId, { send: opts.send === true, caller });
+    if (dm) return dm;
     const { view, channel } = await viewChannel(this.store, channelId, caller.userId);
     return { view, channel, perms: view.channelPermissions(channel) };
   }
@@ -126,24 +149,26 @@ export class MessageService {
   /** Whether the caller's app may read message content without being its author or mentioned (MESSAGE_CONTENT). */
   private async readsAllContent(caller: MessageCaller): Promise<boolean> {
     if (!caller.bot) return true;
-    const app = await this.store.applications.get(caller.applicationId);
-    if (!app) return false;
-    const raw = (app as { flags_new?: string | null }).flags_new;
-    const flags = raw ? BigInt(raw) : BigInt(app.flags ?? 0);
-    return (allowedPrivilegedIntents(flags) & Intent.MessageContent) !== 0;
+    return appReadsMessageContent(this.store, caller.applicationId);
   }
 
   /** Rows to wire messages as `viewer` sees them (reactions' `me`, the content rule for bots). */
-  private async wires(rows: ChannelMessagesTable[], caller: MessageCaller): Promise<APIMessage[]> {
+  async wires(rows: ChannelMessagesTable[], caller: MessageCaller): Promise<APIMessage[]> {
     const refIds = rows.filter((r) => r.type === MessageType.Reply && r.message_reference).map((r) => (JSON.parse(r.message_reference!) as APIMessageReference).message_id!);
     const referenced = new Map((refIds.length > 0 ? await this.repo.many(rows[0]!.channel_id, refIds) : []).map((r) => [r.id, r]));
     const users = await this.store.users.getMany(userIdsOf([...rows, ...referenced.values()]));
     const reactions = await this.repo.reactionCounts(rows.map((r) => r.id), caller.userId);
     const full = await this.readsAllContent(caller);
+    // Poll results: the votes counted, `me_voted` for the caller.
+    const polled = rows.filter((r) => r.poll).map((r) => r.id);
+    const votes = polled.length > 0 ? await pollCounts(this.store.database.db, polled, caller.userId) : undefined;
     return rows.map((r) => {
       const m = messageWire(r, { users, reactions, referenced }) as APIMessage & { attachments: unknown[] };
+      const poll = (m as { poll?: { results: { answer_counts: unknown[] } } }).poll;
+      if (poll && votes) poll.results.answer_counts = votes.get(r.id) ?? [];
       m.attachments = this.attachmentWires(r.channel_id, JSON.parse(r.attachments) as StoredAttachment[]) as never;
-      return full || contentExempt(m, caller.userId) ? m : withoutContent(m as never);
+      // DMs are exempt from the MESSAGE_CONTENT rule (public rule): their rows have no guild.
+      return full || r.guild_id === null || contentExempt(m, caller.userId) ? m : withoutContent(m as never);
     });
   }
 
@@ -160,22 +185,27 @@ export class MessageService {
   // ---- create --------------------------------------------------------------------------------
 
   async create(caller: MessageCaller, channelId: string, body: CreateMessageBody, uploads: UploadedFile[] = []): Promise<APIMessage> {
-    const { view, channel, perms } = await this.access(caller, channelId);
+    const { view, channel, perms } = await this.access(caller, channelId, { send: true });
     if (!TEXT_CHANNEL_TYPES.has(channel.type)) throw E.notText();
-    if (!has(perms, Permission.SendMessages)) throw E.missingPermissions();
+    if (!has(perms, Permission.SendMessages)) throw this.privates.of(channel) ? new ApiError(403, 50007, 'Cannot send messages to this user') : E.missingPermissions();
 
     const ref = body.message_reference;
     const forwarding = ref?.type === 1;
     const content = body.content ?? '';
     const embeds = body.embeds ?? [];
     const components = body.components ?? [];
+    const pollErrors = new FieldErrors();
+    const poll = checkPoll(body.poll, pollErrors, []);
+    pollErrors.throwIfAny();
+    // SEND_POLLS in guild channels; a DM's participants may always send one (as publicly).
+    if (poll && channel.guild_id !== null && !has(perms, Permission.SendPolls)) throw E.missingPermissions();
     if (uploads.length > 0 && !has(perms, Permission.AttachFiles)) throw E.missingPermissions();
     if (uploads.length > 0 && !this.files) throw new ApiError(400, 50035, 'Attachments are not configured on this server');
     for (const f of uploads) if (f.data.length > MAX_ATTACHMENT_BYTES) throw new ApiError(413, 40005, 'Request entity too large');
     if (forwarding) {
       // A forward is the snapshot alone: nothing of its own beside the reference.
-      if (content !== '' || embeds.length > 0 || components.length > 0 || uploads.length > 0) throw E.invalidForm(['content'], 'BASE_TYPE_BAD_LENGTH', 'A forwarded message cannot have content, embeds or components.');
-    } else if (content.trim() === '' && embeds.length === 0 && components.length === 0 && uploads.length === 0) {
+      if (content !== '' || embeds.length > 0 || components.length > 0 || uploads.length > 0 || poll) throw E.invalidForm(['content'], 'BASE_TYPE_BAD_LENGTH', 'A forwarded message cannot have content, embeds or components.');
+    } else if (content.trim() === '' && embeds.length === 0 && components.length === 0 && uploads.length === 0 && !poll) {
       throw E.emptyMessage();
     }
     // files[n] pairs with attachments[{id: n}] (filename, description, is_spoiler); SPOILER_ still marks a spoiler.
@@ -197,6 +227,8 @@ export class MessageService {
     const flags = body.flags ?? 0;
     if ((flags & ~CREATE_FLAGS) !== 0) throw E.invalidForm(['flags'], 'MESSAGE_FLAGS_INVALID', 'Invalid message flags.');
     await this.checkComponents(caller, components, flags, content, embeds);
+    // AutoMod (issue 11): a blocked message answers 400 / 200000 before anything is written.
+    if (channel.guild_id !== null) await autoModFor(this.store).check(view, channel, content);
 
     // Slowmode (rate_limit_per_user): BYPASS_SLOWMODE alone lifts it since the 2026 split.
     if (channel.rate_limit_per_user > 0 && !mayDo(perms, 'bypassSlowmode')) {
@@ -216,7 +248,7 @@ export class MessageService {
       if (ref.channel_id !== undefined && ref.channel_id !== channel.id) throw E.invalidForm(['message_reference', 'channel_id'], 'REPLIES_CANNOT_REPLY_ACROSS_CHANNELS', 'Cannot reply to a message in another channel.');
       const target = await this.repo.inChannel(channel.id, ref.message_id);
       if (target) {
-        reference = { type: 0, message_id: target.id, channel_id: channel.id, guild_id: channel.guild_id } as APIMessageReference;
+        reference = { type: 0, message_id: target.id, channel_id: channel.id, ...(channel.guild_id ? { guild_id: channel.guild_id } : {}) } as APIMessageReference;
         type = MessageType.Reply;
         repliedAuthor = target.author_id;
       } else if (ref.fail_if_not_exists !== false) {
@@ -250,6 +282,7 @@ export class MessageService {
       message_reference: reference ? JSON.stringify(reference) : null,
       message_snapshots: snapshots ? JSON.stringify(snapshots) : null,
       interaction_metadata: null,
+      poll: poll ? JSON.stringify(poll) : null,
     };
 
     // The bytes first: a message never names a file that is not there. A failed insert removes them.
@@ -267,6 +300,8 @@ export class MessageService {
             if (earlier !== null && (await this.repo.get(earlier, tx))) throw new NonceTaken(earlier);
             if (earlier !== null) await this.repo.replaceNonce(tx, caller.userId, nonce, created.id, now);
           }
+          // The search index moves with the message (issue 11, search).
+          await searchServiceFor(this.store).indexed(tx, created);
           return created;
         });
       } catch (e) {
@@ -283,7 +318,8 @@ export class MessageService {
     }
     const wire = await this.wire(row!, { ...caller, bot: false });
     await this.publishMessage('MESSAGE_CREATE', channel, wire, view);
-    return caller.bot && !(await this.readsAllContent(caller)) && !contentExempt(wire, caller.userId) ? withoutContent(wire as never) : wire;
+    await channelMessageChanged(this.store, { kind: 'create', row: row! });
+    return caller.bot && channel.guild_id !== null && !(await this.readsAllContent(caller)) && !contentExempt(wire, caller.userId) ? withoutContent(wire as never) : wire;
   }
 
   /** The message to forward, if the caller can read it: 10008 when unknown, 160014 when its content is unreadable. */
@@ -295,7 +331,8 @@ export class MessageService {
       () => false,
     );
     if (!readable) throw E.forwardUnreadable();
-    if (!(await this.readsAllContent(caller))) {
+    // A DM's content is readable without the intent (public rule), so it may be forwarded too.
+    if (source.guild_id !== null && !(await this.readsAllContent(caller))) {
       const mentioned = (JSON.parse(source.mentions) as string[]).includes(caller.userId);
       if (source.author_id !== caller.userId && !mentioned) throw E.forwardUnreadable();
     }
@@ -330,8 +367,10 @@ export class MessageService {
     const roleIds = [...new Set([...content.matchAll(/<@&(\d{1,20})>/g)].map((m) => m[1]!))];
     const allowUser = (id: string) => !allowed || (parse?.includes('users') ?? false) || (allowed.users ?? []).includes(id);
     const allowRole = (id: string) => !allowed || (parse?.includes('roles') ?? false) || (allowed.roles ?? []).includes(id);
-    const members = userIds.length > 0 ? await this.store.guildMembers.list(view.guild.id, { userIds, limit: 100 }) : [];
-    const users = members.map((m) => m.member.user_id).filter(allowUser);
+    const dm = this.privates.of(view);
+    const members = userIds.length > 0 && !dm ? await this.store.guildMembers.list(view.guild.id, { userIds, limit: 100 }) : [];
+    // In a DM, the participants are who can be mentioned.
+    const users = (dm ? userIds.filter((id) => dm.userIds.includes(id)) : members.map((m) => m.member.user_id)).filter(allowUser);
     if (repliedAuthor && allowed?.replied_user !== false && !users.includes(repliedAuthor)) users.push(repliedAuthor);
     const guildRoles = new Set(view.roles.map((r) => r.id));
     const roles = roleIds.filter((id) => guildRoles.has(id) && id !== view.guild.id).filter(allowRole);
@@ -430,13 +469,27 @@ export class MessageService {
       set.mention_roles = JSON.stringify(m.roles);
       set.mention_everyone = m.everyone ? 1 : 0;
     }
+    if (set.content !== undefined && channel.guild_id !== null) await autoModFor(this.store).check(view, channel, content);
     set.edited_at = Date.now();
-    await this.repo.update(this.store.database.db, row.id, set);
+    await this.repo.transaction(async (tx) => {
+      await this.repo.update(tx, row.id, set);
+      await searchServiceFor(this.store).indexed(tx, { ...row, ...set } as ChannelMessagesTable);
+    });
     for (const a of removedFiles) await this.files?.delete(`${channel.id}/${a.id}`);
     const updated = (await this.repo.get(row.id))!;
     const wire = await this.wire(updated, { ...caller, bot: false });
     await this.publishMessage('MESSAGE_UPDATE', channel, wire, view);
+    await channelMessageChanged(this.store, { kind: 'update', row: updated });
     return (await this.wires([updated], caller))[0]!;
+  }
+
+  /** MESSAGE_UPDATE of a changed row (End Poll), answering it as the caller sees it. */
+  async republish(caller: MessageCaller, messageId: string): Promise<APIMessage> {
+    const row = (await this.repo.get(messageId))!;
+    const { view, channel } = await this.access(caller, row.channel_id);
+    await this.publishMessage('MESSAGE_UPDATE', channel, await this.wire(row, { ...caller, bot: false }), view);
+    await channelMessageChanged(this.store, { kind: 'update', row });
+    return this.wire(row, caller);
   }
 
   /** Own messages, or anyone's with MANAGE_MESSAGES. */
@@ -444,9 +497,17 @@ export class MessageService {
     const { channel, perms } = await this.access(caller, channelId);
     const row = await this.message(channelId, messageId);
     if (row.author_id !== caller.userId && !mayDo(perms, 'deleteOthersMessage')) throw E.missingPermissions();
-    await this.repo.transaction((tx) => this.repo.delete(tx, [row.id]));
+    await this.repo.transaction(async (tx) => {
+      await this.repo.delete(tx, [row.id]);
+      await searchServiceFor(this.store).removed(tx, [row.id]);
+    });
     await this.dropAttachments([row]);
+    // Deleting someone else's message is audited (MESSAGE_DELETE 72, target the author).
+    if (row.author_id !== caller.userId && channel.guild_id !== null) {
+      await auditLogFor(this.store).record({ guildId: channel.guild_id, userId: caller.userId, actionType: AuditAction.MessageDelete, targetId: row.author_id, options: { channel_id: channel.id, count: '1' } });
+    }
     await this.events.publish(channel.guild_id, 'MESSAGE_DELETE', { id: row.id, channel_id: channel.id, guild_id: channel.guild_id }, { kind: 'channel', channel });
+    await channelMessageChanged(this.store, { kind: 'delete', channelId: channel.id, ids: [row.id] });
   }
 
   /**
@@ -463,9 +524,16 @@ export class MessageService {
     }
     const rows = await this.repo.many(channel.id, [...new Set(ids)]);
     if (rows.length === 0) return;
-    await this.repo.transaction((tx) => this.repo.delete(tx, rows.map((r) => r.id)));
+    await this.repo.transaction(async (tx) => {
+      await this.repo.delete(tx, rows.map((r) => r.id));
+      await searchServiceFor(this.store).removed(tx, rows.map((r) => r.id));
+    });
     await this.dropAttachments(rows);
+    if (channel.guild_id !== null) {
+      await auditLogFor(this.store).record({ guildId: channel.guild_id, userId: caller.userId, actionType: AuditAction.MessageBulkDelete, targetId: channel.id, options: { count: String(rows.length) } });
+    }
     await this.events.publish(channel.guild_id, 'MESSAGE_DELETE_BULK', { ids: rows.map((r) => r.id), channel_id: channel.id, guild_id: channel.guild_id }, { kind: 'channel', channel });
+    await channelMessageChanged(this.store, { kind: 'delete', channelId: channel.id, ids: rows.map((r) => r.id) });
   }
 
   private async dropAttachments(rows: ChannelMessagesTable[]): Promise<void> {
@@ -549,7 +617,7 @@ export class MessageService {
   // ---- typing --------------------------------------------------------------------------------
 
   async typing(caller: MessageCaller, channelId: string): Promise<void> {
-    const { view, channel, perms } = await this.access(caller, channelId);
+    const { view, channel, perms } = await this.access(caller, channelId, { send: true });
     if (!TEXT_CHANNEL_TYPES.has(channel.type)) throw E.notText();
     if (!has(perms, Permission.SendMessages)) throw E.missingPermissions();
     await this.events.publish(channel.guild_id, 'TYPING_START', {
@@ -591,6 +659,9 @@ export class MessageService {
     if ((row.pinned_at !== null) === pinned) return;
     if (pinned && (await this.repo.pinCount(channel.id)) >= MAX_PINS) throw E.maxPins();
     await this.repo.update(this.store.database.db, row.id, { pinned_at: pinned ? Date.now() : null });
+    if (channel.guild_id !== null) {
+      await auditLogFor(this.store).record({ guildId: channel.guild_id, userId: caller.userId, actionType: pinned ? AuditAction.MessagePin : AuditAction.MessageUnpin, targetId: row.author_id, options: { channel_id: channel.id, message_id: row.id } });
+    }
     const latest = (await this.repo.pins(channel.id, { limit: 1 }))[0];
     await this.events.publish(channel.guild_id, 'CHANNEL_PINS_UPDATE', {
       guild_id: channel.guild_id, channel_id: channel.id, last_pin_timestamp: latest ? new Date(Number(latest.pinned_at)).toISOString() : null,

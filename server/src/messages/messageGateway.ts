@@ -8,6 +8,7 @@ export const MessageIntent = {
   GuildMessageTyping: 1 << 11,
   DirectMessages: 1 << 12,
   MessageContent: 1 << 15,
+  GuildMessagePolls: 1 << 24,
 } as const;
 
 /** Which intent each guild message event needs; GuildGateway's intent filter reads this. */
@@ -22,6 +23,8 @@ export const MESSAGE_INTENT_OF: Record<string, number> = {
   MESSAGE_REACTION_REMOVE_EMOJI: MessageIntent.GuildMessageReactions,
   TYPING_START: MessageIntent.GuildMessageTyping,
   CHANNEL_PINS_UPDATE: MessageIntent.Guilds,
+  MESSAGE_POLL_VOTE_ADD: MessageIntent.GuildMessagePolls,
+  MESSAGE_POLL_VOTE_REMOVE: MessageIntent.GuildMessagePolls,
 };
 
 /**
@@ -30,6 +33,11 @@ export const MESSAGE_INTENT_OF: Record<string, number> = {
  * its own or mentions it. User sessions are not apps the rule applies to. Returns the JSON to send.
  */
 export function messageJsonForSession(t: string, json: string, session: { userId: string; bot: boolean; intents: number }): string {
+  if (t === 'AUTO_MODERATION_ACTION_EXECUTION') {
+    // The blocked content is message content too (public rule: empty without the intent).
+    if (!session.bot || (session.intents & MessageIntent.MessageContent) !== 0) return json;
+    return JSON.stringify({ ...(JSON.parse(json) as object), content: '', matched_content: null });
+  }
   if (t !== 'MESSAGE_CREATE' && t !== 'MESSAGE_UPDATE') return json;
   if (!session.bot || (session.intents & MessageIntent.MessageContent) !== 0) return json;
   const m = JSON.parse(json) as Record<string, unknown> & { author?: { id?: string }; mentions?: { id?: string }[] };

@@ -2,6 +2,7 @@ import type { APIEmbed, APIMessage, APIMessageReference, APIReaction, APIUser } 
 import type { UsersTable } from '../storage/schema.ts';
 import type { ChannelMessagesTable, ReactionCount } from '../storage/ChannelMessageRepo.ts';
 import { userWire } from '../guilds/guildWire.ts';
+import { pollWire } from './polls.ts';
 
 const iso = (ms: number | string | null): string | null => (ms === null ? null : new Date(Number(ms)).toISOString());
 
@@ -71,6 +72,9 @@ export function messageWire(row: ChannelMessagesTable, ctx: WireContext, depth =
   if (ref) msg.message_reference = ref;
   if (row.message_snapshots) msg.message_snapshots = JSON.parse(row.message_snapshots);
   if (row.interaction_metadata) msg.interaction_metadata = JSON.parse(row.interaction_metadata);
+  // The deprecated MessageInteraction (public shape), beside interaction_metadata.
+  if (row.interaction) msg.interaction = JSON.parse(row.interaction);
+  if (row.poll) msg.poll = pollWire(row.poll);
   // A reply carries the replied-to message, or null once that one is deleted (public rule).
   if (row.type === 19 && depth === 0 && ref?.message_id) {
     const target = ctx.referenced?.get(ref.message_id);

@@ -18,6 +18,7 @@ import { isValidChallenge, verifierMatches } from './pkce.ts';
 import { redirectUriAllowed, withParams } from './redirects.ts';
 import { CHILD_TOKEN_SCOPES, CLIENT_CREDENTIALS_SCOPES, forbiddenScope, parseScopeString, tokenScopes } from './scopes.ts';
 import type { SigningKeys } from './SigningKeys.ts';
+import { guildWire } from '../guilds/guildWire.ts';
 
 type Tx = Transaction<Database>;
 
@@ -144,6 +145,33 @@ export class OAuthService {
     return withParams(req.redirectUri, { code, state: req.state });
   }
 
+  /**
+   * A `bot` authorization that also asked for user scopes (guilds/BotAuthorization.ts) after the
+   * bot was added: records the user's authorization of those scopes and a code that remembers the
+   * guild, so the token response carries it (the public "advanced bot authorization"). Returns the
+   * code; the caller redirects with it, `guild_id`, `permissions` and `state`.
+   */
+  async approveBotCode(req: { application: ApplicationsTable; redirectUri: string; scopes: string[]; userScopes: string[]; codeChallenge: string | undefined }, user: UsersTable, guildId: string): Promise<string> {
+    const code = newSecret();
+    await this.tx(async (tx) => {
+      // No APPLICATION_AUTHORIZED here: the bot's install recorded the one event of this
+      // authorization, with every scope asked for (guilds/botWebhookEvents.ts).
+      await this.store.oauth.grant(tx, req.application.id, user.id, req.userScopes);
+      await this.store.oauth.insertCode(tx, code, {
+        application_id: req.application.id,
+        user_id: user.id,
+        redirect_uri: req.redirectUri,
+        // All of them, `bot` included, as the token response's `scope` names them.
+        scopes: req.scopes.join(' '),
+        code_challenge: req.codeChallenge ?? null,
+        nonce: null,
+        expires_at: Date.now() + this.options.codeTtlSeconds * 1000,
+        guild_id: guildId,
+      });
+    });
+    return code;
+  }
+
   deny(req: AuthorizeRequest): string {
     return withParams(req.redirectUri, { error: 'access_denied', error_description: 'The user denied the request', state: req.state });
   }
@@ -183,6 +211,7 @@ export class OAuthService {
     const now = Date.now();
     let mergedAway: string | undefined;
     let replayedUser: string | undefined;
+    let botGuildId: string | undefined;
     const result = await this.tx(async (tx) => {
       const row = await this.store.oauth.findCode(tx, code);
       if (!row || row.application_id !== client.application.id) throw OAuthErrors.invalidGrant('Invalid "code" in request');
@@ -209,6 +238,7 @@ export class OAuthService {
       if (!user || isBanned(user)) throw OAuthErrors.invalidGrant('The user can no longer authorize this application');
       if (merge) mergedAway = await this.accounts.mergeIn(tx, client.application.id, merge.authType, merge.externalId, user.id, merge.profile);
       const scopes = row.scopes.split(' ');
+      botGuildId = row.guild_id ?? undefined;
       return this.issue(tx, user, client.application.id, scopes, issuer, row.nonce ?? undefined);
     });
     if (replayedUser) {
@@ -216,6 +246,12 @@ export class OAuthService {
       throw OAuthErrors.invalidGrant('The code was already used');
     }
     if (mergedAway) this.accounts.gateway?.closeUserSessions(mergedAway);
+    // A code from a bot authorization with user scopes: the guild the bot joined, in the public
+    // shape (read after the commit: on SQLite a read beside the transaction would wait on it).
+    if (botGuildId) {
+      const guild = await this.store.guilds.get(botGuildId);
+      if (guild) return { ...result!, guild: guildWire(guild, await this.store.guilds.roles(guild.id)) } as TokenResponse;
+    }
     return result!;
   }
 

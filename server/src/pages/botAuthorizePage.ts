@@ -11,6 +11,8 @@ export function botAuthorizePage(o: {
   selected?: string;
   lockGuild: boolean;
   permissions: string[];
+  /** What the user scopes asked for beside `bot` let the application do (a code follows). */
+  userScopes?: string[];
   csrf: string;
   params: Record<string, string | undefined>;
   error?: string;
@@ -29,6 +31,8 @@ ${options.length === 0
   : html`<select id="guild_id" name="guild_id">${options.map((g) => html`<option value="${g.id}"${g.id === o.selected ? ' selected' : ''}>${g.name}</option>`)}</select>`}
 <p>It asks for these permissions:</p>
 <ul class="scopes" id="permissions">${o.permissions.length === 0 ? html`<li>No permissions</li>` : o.permissions.map((p) => html`<li>${p}</li>`)}</ul>
+${o.userScopes && o.userScopes.length > 0 ? html`<p>It also asks you to let it:</p>
+<ul class="scopes" id="user-scopes">${o.userScopes.map((d) => html`<li>${d}</li>`)}</ul>` : ''}
 <div class="actions">
 <button class="secondary" type="submit" name="decision" value="deny" id="deny">Cancel</button>
 <button type="submit" name="decision" value="allow" id="authorize"${options.length === 0 ? ' disabled' : ''}>Authorize</button>

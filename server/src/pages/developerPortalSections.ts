@@ -7,8 +7,12 @@ import { installSection } from './developerPortalInstall.ts';
 import { oauth2Section } from './developerPortalOAuth2.ts';
 import { socialSdkSection } from './developerPortalSocialSdk.ts';
 import { webhooksSection } from './developerPortalWebhooks.ts';
+import { interactionsSection } from './developerPortalInteractions.ts';
 import { skusSection } from './developerPortalSkus.ts';
 import type { CommerceService } from '../commerce/index.ts';
+import type { QuestService } from '../quests/QuestService.ts';
+import { questsSection } from './developerPortalQuests.ts';
+import { activitiesSection } from './developerPortalActivities.ts';
 
 /**
  * One part of an application's portal page: what it shows and what its form does. A later
@@ -38,9 +42,11 @@ export interface SectionEnv {
   applications: ApplicationService;
   /** SKUs (issue 14). */
   commerce?: CommerceService;
+  /** Quests (issue 15). */
+  quests?: QuestService;
 }
 
 /** A notice to show after saving, or a secret shown this once (never stored in clear). */
 export type SectionOutcome = { notice: string } | { secret: { label: string; value: string } };
 
-export const PORTAL_SECTIONS: readonly PortalSection[] = [generalSection, oauth2Section, botSection, gatewaySection, installSection, socialSdkSection, webhooksSection, skusSection];
+export const PORTAL_SECTIONS: readonly PortalSection[] = [generalSection, oauth2Section, botSection, gatewaySection, installSection, socialSdkSection, webhooksSection, interactionsSection, skusSection, questsSection, activitiesSection];

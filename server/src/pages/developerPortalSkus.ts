@@ -71,6 +71,7 @@ export function skuListPage(o: { app: { id: string; name: string }; csrf: string
     `${o.app.name}: SKUs`,
     html`<nav class="portal-nav"><a href="/developers/applications/${o.app.id}#skus">Back to ${o.app.name}</a></nav>
 <h1>SKUs</h1>
+<p class="small muted">Players buy them in the web app's store: <a href="/app/store/${o.app.id}" id="open-store">/app/store/${o.app.id}</a> (link it from your game), or from a premium button in a message.</p>
 <form method="post" action="/developers/applications/${o.app.id}/skus" id="test-mode-form">
 ${hidden({ csrf: o.csrf, action: 'test_mode' })}
 <label class="inline"><input type="checkbox" id="test-mode" name="enabled" value="1"${o.testMode ? html` checked` : ''}> Test mode</label>

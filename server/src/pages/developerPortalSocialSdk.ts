@@ -26,7 +26,7 @@ export const socialSdkSection: PortalSection = {
 npm install @social-layer/phaser      # or @social-layer/babylon, @social-layer/playcanvas</pre>
 <pre class="code-block">import { Client } from '@social-layer/client';
 const client = new Client({ applicationId: '${app.id}', apiBase: '${origin}' });</pre>
-<p class="small muted">Or start from a sample: <code>npm run scaffold -- phaser-lobby ../my-game</code>.</p>
+<p class="small muted">Or start from a template: <code>npm create @social-layer/game my-game -- --engine phaser</code> (or <code>babylon</code>, <code>playcanvas</code>).</p>
 <h3>Production access</h3>
 <p class="small muted">Before approval, all your players together get ${PRE_APPROVAL_BUDGETS.write.limit} lobby and message writes per ${hours} hours and ${PRE_APPROVAL_BUDGETS['channel-linking'].limit} channel links per ${hours} hours: enough to build and test. Responses say which budget applied in <code>X-RateLimit-Budget</code>.</p>
 ${app.social_sdk.approval === 'pre_approval'

@@ -15,6 +15,17 @@ import { KeyedQueue } from './KeyedQueue.ts';
 
 type ActivityListener = (userId: string, applicationId: string) => void;
 
+/**
+ * Bus topic on which a node says "this user's chosen status changed": every other node drops its
+ * cached copy (issue 18), so a READY built there does not show a status set on another node.
+ */
+const CHOSEN_CHANGED_TOPIC = 'cluster:presence-chosen';
+/**
+ * Bus topic carrying each change of a user's rich presence ({u, a, v}; v null when it ended): a
+ * game's session lives on one node, but friends' READY and views are built on any (issue 18).
+ */
+const ACTIVITY_TOPIC = 'cluster:presence-activity';
+
 interface AppInfo {
   id: string;
   name: string;
@@ -35,8 +46,8 @@ interface AppInfo {
 export class PresenceService {
   /** Rich presence set by each user, per application. */
   private readonly activities = new Map<string, Map<string, ActivityWire>>();
-  /** Applications in which each user has a live session now. */
-  private readonly connectedApps = new Map<string, Set<string>>();
+  /** Applications each user runs as an embedded activity inside the web app (issue 17): they count as played. */
+  private readonly embeddedApps = new Map<string, Set<string>>();
   private readonly chosen = new Map<string, PresenceStatus>();
   /** The last PRESENCE_UPDATE sent about a user to an application, so unchanged views go unsent. */
   private readonly lastSent = new Map<string, Map<string, string>>();
@@ -47,9 +58,15 @@ export class PresenceService {
   constructor(
     private readonly store: Store,
     private readonly bus: EventBus,
-    connections: ConnectionTracker,
+    /** Applications in which each user has a live session now, on any node (issue 18). */
+    private readonly connections: ConnectionTracker,
     private readonly log: Logger,
   ) {
+    this.offChosen = bus.subscribe(CHOSEN_CHANGED_TOPIC, (d) => this.chosen.delete(JSON.parse(d.json) as string));
+    this.offActivity = bus.subscribe(ACTIVITY_TOPIC, (d) => {
+      const m = JSON.parse(d.json) as { u: string; a: string; v: ActivityWire | null };
+      this.applyActivity(m.u, m.a, m.v);
+    });
     connections.onChange((applicationId, userId, connected) => {
       if (this.closed) return;
       this.onConnectionChange(applicationId, userId, connected).catch((err) => {
@@ -59,10 +76,14 @@ export class PresenceService {
   }
 
   private closed = false;
+  private readonly offChosen: () => void;
+  private readonly offActivity: () => void;
 
   /** Server shutdown: the sessions that end now are not news to anyone (the store closes next). */
   close(): void {
     this.closed = true;
+    this.offChosen();
+    this.offActivity();
   }
 
   /** Called when a user's activity in an application changed or ended (invite validity follows it). */
@@ -77,18 +98,14 @@ export class PresenceService {
   async setActivity(applicationId: string, userId: string, activity: ParsedActivity): Promise<ActivityWire> {
     const app = await this.app(applicationId);
     const stored = normalizeActivity(activity, app, Date.now());
-    let perApp = this.activities.get(userId);
-    if (!perApp) this.activities.set(userId, (perApp = new Map()));
-    perApp.set(applicationId, stored);
+    this.putActivity(userId, applicationId, stored);
     await this.changed(userId, [applicationId]);
     return stored;
   }
 
   /** ClearRichPresence. */
   async clearActivity(applicationId: string, userId: string): Promise<void> {
-    const perApp = this.activities.get(userId);
-    if (!perApp?.delete(applicationId)) return;
-    if (perApp.size === 0) this.activities.delete(userId);
+    if (!this.putActivity(userId, applicationId, null)) return;
     await this.changed(userId, [applicationId]);
   }
 
@@ -96,7 +113,7 @@ export class PresenceService {
   async setStatus(userId: string, status: PresenceStatus): Promise<void> {
     const value = status === 'offline' ? 'invisible' : status;
     await this.store.socialSettings.setChosenStatus(userId, value);
-    this.chosen.set(userId, value);
+    this.chosenChanged(userId, value);
     await this.changed(userId, []);
   }
 
@@ -106,7 +123,7 @@ export class PresenceService {
       const value = update.status === 'offline' ? 'invisible' : update.status;
       if (value !== (await this.chosenStatus(userId))) {
         await this.store.socialSettings.setChosenStatus(userId, value);
-        this.chosen.set(userId, value);
+        this.chosenChanged(userId, value);
       }
     }
     if (update.activities === undefined) return this.changed(userId, []);
@@ -115,6 +132,26 @@ export class PresenceService {
     if (activity) await this.setActivity(applicationId, userId, activity);
     else if (this.activities.get(userId)?.has(applicationId)) await this.clearActivity(applicationId, userId);
     else await this.changed(userId, []);
+  }
+
+  /**
+   * An embedded activity started or ended for the user (issue 17): while it runs, friends see the
+   * application as played (its rich presence from SET_ACTIVITY, or "Playing <application>"); when
+   * it ends, its rich presence ends with it, even if the game's own session lives on.
+   */
+  async setEmbedded(applicationId: string, userId: string, running: boolean): Promise<void> {
+    let apps = this.embeddedApps.get(userId);
+    if (running) {
+      if (apps?.has(applicationId)) return;
+      if (!apps) this.embeddedApps.set(userId, (apps = new Set()));
+      apps.add(applicationId);
+      await this.store.socialSettings.markPlayed(applicationId, userId);
+      return this.changed(userId, []);
+    }
+    if (!apps?.delete(applicationId)) return;
+    if (apps.size === 0) this.embeddedApps.delete(userId);
+    const hadActivity = this.putActivity(userId, applicationId, null);
+    await this.changed(userId, hadActivity ? [applicationId] : []);
   }
 
   // ---- reads --------------------------------------------------------------------------------
@@ -134,19 +171,19 @@ export class PresenceService {
   }
 
   isConnectedAnywhere(userId: string): boolean {
-    return (this.connectedApps.get(userId)?.size ?? 0) > 0;
+    return this.connections.appsOf(userId).size > 0;
   }
 
   /** The user's presence as sessions of `applicationId` see it (its family's activities only). */
   async viewFor(userId: string, applicationId: string, family?: readonly string[]): Promise<PresenceWire> {
-    const apps = this.connectedApps.get(userId);
+    const apps = this.connections.appsOf(userId);
     // Nobody connected is offline whatever they chose: no need to read their setting.
-    const chosen = apps && apps.size > 0 ? await this.chosenStatus(userId) : 'invisible';
+    const chosen = apps.size > 0 ? await this.chosenStatus(userId) : 'invisible';
     const status: PresenceStatus = chosen === 'invisible' ? 'offline' : chosen;
     const activities: ActivityWire[] = [];
     if (status !== 'offline') {
       const visible = family ?? (await this.store.socialSettings.family(applicationId));
-      for (const app of [...apps!].sort()) {
+      for (const app of [...new Set([...apps, ...(this.embeddedApps.get(userId) ?? [])])].sort()) {
         if (!visible.includes(app)) continue;
         const own = this.activities.get(userId)?.get(app);
         activities.push(own ? publicActivity(own) : await this.playing(app));
@@ -197,7 +234,8 @@ export class PresenceService {
         if (!list) targets.set(applicationId, (list = []));
         list.push(friendId);
       }
-      for (const appId of this.connectedApps.get(userId) ?? []) {
+      const connectedApps = this.connections.appsOf(userId);
+      for (const appId of connectedApps) {
         if (!targets.has(appId)) targets.set(appId, []);
       }
       const sent = this.lastSent.get(userId) ?? new Map<string, string>();
@@ -206,31 +244,57 @@ export class PresenceService {
         const json = JSON.stringify(await this.viewFor(userId, appId));
         if (sent.get(appId) === json) continue;
         sent.set(appId, json);
-        const recipients = this.connectedApps.get(userId)?.has(appId) ? [...friends, userId] : friends;
+        const recipients = connectedApps.has(appId) ? [...friends, userId] : friends;
         publish(this.bus, appId, recipients, SocialDispatchEvent.PresenceUpdate, json);
       }
       for (const appId of activityApps) for (const l of this.activityListeners) l(userId, appId);
     });
   }
 
+  /** The tracker announces each change once across the cluster: this node tells everyone concerned. */
   private async onConnectionChange(applicationId: string, userId: string, connected: boolean): Promise<void> {
-    let apps = this.connectedApps.get(userId);
     if (connected) {
-      if (!apps) this.connectedApps.set(userId, (apps = new Set()));
-      apps.add(applicationId);
+      // Back from offline: what this node last sent about the user may predate an offline
+      // announced by another node (one that reaped a dead node), so it says nothing now.
+      if (this.connections.appsOf(userId).size <= 1) this.lastSent.delete(userId);
       await this.store.socialSettings.markPlayed(applicationId, userId);
       await this.chosenStatus(userId);
       await this.changed(userId, []);
       return;
     }
-    apps?.delete(applicationId);
-    if (apps && apps.size === 0) this.connectedApps.delete(userId);
-    // The game stopped: its rich presence ends with its last session.
-    const perApp = this.activities.get(userId);
-    const hadActivity = perApp?.delete(applicationId) ?? false;
-    if (perApp && perApp.size === 0) this.activities.delete(userId);
+    // The game stopped: its rich presence ends with its last session (unless it still runs as an embedded activity).
+    const hadActivity = this.embeddedApps.get(userId)?.has(applicationId) ? false : this.putActivity(userId, applicationId, null);
     await this.changed(userId, hadActivity ? [applicationId] : []);
-    if (!this.connectedApps.has(userId)) this.lastSent.delete(userId);
+    if (this.connections.appsOf(userId).size === 0) this.lastSent.delete(userId);
+  }
+
+  /**
+   * Sets (or, with null, ends) the user's activity in an application, here and on every other
+   * node. Returns whether there was one before.
+   */
+  private putActivity(userId: string, applicationId: string, activity: ActivityWire | null): boolean {
+    const had = this.applyActivity(userId, applicationId, activity);
+    if (activity !== null || had) this.bus.publish(ACTIVITY_TOPIC, { t: 'ACTIVITY_SHARED', json: JSON.stringify({ u: userId, a: applicationId, v: activity }) });
+    return had;
+  }
+
+  private applyActivity(userId: string, applicationId: string, activity: ActivityWire | null): boolean {
+    let perApp = this.activities.get(userId);
+    const had = perApp?.has(applicationId) ?? false;
+    if (activity) {
+      if (!perApp) this.activities.set(userId, (perApp = new Map()));
+      perApp.set(applicationId, activity);
+    } else if (perApp) {
+      perApp.delete(applicationId);
+      if (perApp.size === 0) this.activities.delete(userId);
+    }
+    return had;
+  }
+
+  /** Tells the other nodes first (this node hears it too, in-process), then caches the new value. */
+  private chosenChanged(userId: string, value: PresenceStatus): void {
+    this.bus.publish(CHOSEN_CHANGED_TOPIC, { t: 'CHOSEN_STATUS_CHANGED', json: JSON.stringify(userId) });
+    this.chosen.set(userId, value);
   }
 
   /** "Playing <application>": what friends see of a game that set no rich presence. */

@@ -29,6 +29,10 @@ export interface ChannelMessagesTable {
   /** JSON array of `{message: {...}}` of a forward. */
   message_snapshots: string | null;
   interaction_metadata: string | null;
+  /** JSON of the message's poll (messages/polls.ts StoredPoll), migration 0019; absent on rows written before it. */
+  poll?: string | null;
+  /** JSON of the deprecated MessageInteraction of a message an interaction made (migration 0019). */
+  interaction?: string | null;
   /** ms when pinned; null when not pinned. */
   pinned_at: number | string | null;
   edited_at: number | string | null;
@@ -171,7 +175,7 @@ export class ChannelMessageRepo {
     return r ? Number(r.created_at) : undefined;
   }
 
-  async update(db: Db, id: string, set: Partial<Pick<ChannelMessagesTable, 'content' | 'flags' | 'mentions' | 'mention_roles' | 'mention_everyone' | 'embeds' | 'components' | 'attachments' | 'edited_at' | 'pinned_at'>>): Promise<void> {
+  async update(db: Db, id: string, set: Partial<Pick<ChannelMessagesTable, 'content' | 'flags' | 'mentions' | 'mention_roles' | 'mention_everyone' | 'embeds' | 'components' | 'attachments' | 'edited_at' | 'pinned_at' | 'poll'>>): Promise<void> {
     if (Object.keys(set).length > 0) await db.updateTable('channel_messages').set(set).where('id', '=', id).execute();
   }
 

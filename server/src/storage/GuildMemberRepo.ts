@@ -21,7 +21,7 @@ export class GuildMemberRepo {
       .selectFrom('guild_members as m')
       .innerJoin('users as u', 'u.id', 'm.user_id')
       .selectAll('m')
-      .select(['u.username', 'u.global_name', 'u.avatar as user_avatar', 'u.is_bot', 'u.is_provisional', 'u.created_at as user_created_at'])
+      .select(['u.username', 'u.global_name', 'u.avatar as user_avatar', 'u.is_bot', 'u.is_provisional', 'u.created_at as user_created_at', ...PRIMARY_GUILD_COLUMNS])
       .where('m.guild_id', '=', guildId)
       .where('m.user_id', '=', userId)
       .executeTakeFirst();
@@ -43,7 +43,7 @@ export class GuildMemberRepo {
       .selectFrom('guild_members as m')
       .innerJoin('users as u', 'u.id', 'm.user_id')
       .selectAll('m')
-      .select(['u.username', 'u.global_name', 'u.avatar as user_avatar', 'u.is_bot', 'u.is_provisional', 'u.created_at as user_created_at'])
+      .select(['u.username', 'u.global_name', 'u.avatar as user_avatar', 'u.is_bot', 'u.is_provisional', 'u.created_at as user_created_at', ...PRIMARY_GUILD_COLUMNS])
       .where('m.guild_id', '=', guildId);
     if (opts.after && opts.after !== '0') {
       const a = opts.after;
@@ -165,9 +165,19 @@ function memberOf(r: JoinedRow): GuildMembersTable {
     flags: r.flags,
     communication_disabled_until: r.communication_disabled_until,
     joined_at: r.joined_at,
+    mute: r.mute ?? 0,
+    deaf: r.deaf ?? 0,
   };
 }
 
 function userOf(r: JoinedRow): UsersTable {
-  return { id: r.user_id, username: r.username, global_name: r.global_name, avatar: r.user_avatar, is_bot: r.is_bot, is_provisional: r.is_provisional, created_at: r.user_created_at };
+  const pg = r as JoinedRow & Pick<UsersTable, 'primary_guild_id' | 'primary_guild_enabled' | 'primary_guild_tag' | 'primary_guild_badge'>;
+  return {
+    id: r.user_id, username: r.username, global_name: r.global_name, avatar: r.user_avatar, is_bot: r.is_bot, is_provisional: r.is_provisional, created_at: r.user_created_at,
+    // The member's user object carries its `primary_guild` too (migration 0011).
+    primary_guild_id: pg.primary_guild_id, primary_guild_enabled: pg.primary_guild_enabled, primary_guild_tag: pg.primary_guild_tag, primary_guild_badge: pg.primary_guild_badge,
+  };
 }
+
+/** The user columns of `primary_guild` (guilds/primaryGuildWire.ts), selected with each member. */
+const PRIMARY_GUILD_COLUMNS = ['u.primary_guild_id', 'u.primary_guild_enabled', 'u.primary_guild_tag', 'u.primary_guild_badge'] as const;

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Metadata } from '@social-layer/protocol';
-import { type Database, type LobbiesTable, type LobbyMembersTable, toMs } from './schema.ts';
+import { type Database, type LobbiesTable, type LobbyMembersTable, type UsersTable, toMs } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -72,6 +72,35 @@ export class LobbyRepo {
     return db.selectFrom('lobby_members').selectAll().where('lobby_id', '=', lobbyId).orderBy('joined_at').orderBy('user_id').execute();
   }
 
+  /**
+   * Who receives a lobby message, and the author's stored name: two columns of each member, no
+   * ordering. sendMessage checks membership in this list instead of reading the member first.
+   */
+  roster(lobbyId: string, db: Db = this.db): Promise<Pick<LobbyMembersTable, 'user_id' | 'additional_name'>[]> {
+    return db.selectFrom('lobby_members').select(['user_id', 'additional_name']).where('lobby_id', '=', lobbyId).execute();
+  }
+
+  /**
+   * Members in join order with their user rows, in one query: a lobby's view read its members and
+   * then their users by a 100-ID `IN` list, the costliest part of each join (lobby-join bench).
+   */
+  async membersWithUsers(lobbyId: string, db: Db = this.db): Promise<{ member: LobbyMembersTable; user: UsersTable | undefined }[]> {
+    const rows = await db
+      .selectFrom('lobby_members as m')
+      .leftJoin('users as u', 'u.id', 'm.user_id')
+      .selectAll('u')
+      .select(['m.user_id as m_user_id', 'm.metadata as m_metadata', 'm.flags as m_flags', 'm.additional_name as m_additional_name', 'm.joined_at as m_joined_at'])
+      .where('m.lobby_id', '=', lobbyId)
+      .orderBy('m.joined_at')
+      .orderBy('m.user_id')
+      .execute();
+    return rows.map((r) => {
+      const { m_user_id, m_metadata, m_flags, m_additional_name, m_joined_at, ...user } = r;
+      const member: LobbyMembersTable = { lobby_id: lobbyId, user_id: m_user_id, metadata: m_metadata, flags: m_flags, additional_name: m_additional_name, joined_at: m_joined_at };
+      return { member, user: user.id == null ? undefined : (user as UsersTable) };
+    });
+  }
+
   member(lobbyId: string, userId: string, db: Db = this.db): Promise<LobbyMembersTable | undefined> {
     return db.selectFrom('lobby_members').selectAll().where('lobby_id', '=', lobbyId).where('user_id', '=', userId).executeTakeFirst();
   }
@@ -81,9 +110,12 @@ export class LobbyRepo {
     return Number(r.n);
   }
 
-  /** Inserts or updates a member; returns the stored row and whether it is new. */
-  async upsertMember(db: Db, lobbyId: string, userId: string, change: MemberUpsert): Promise<{ row: LobbyMembersTable; added: boolean }> {
-    const existing = await this.member(lobbyId, userId, db);
+  /**
+   * Inserts or updates a member; returns the stored row and whether it is new. `known` is the
+   * caller's read of the row in the same transaction (null: known absent), to skip reading it again.
+   */
+  async upsertMember(db: Db, lobbyId: string, userId: string, change: MemberUpsert, known?: LobbyMembersTable | null): Promise<{ row: LobbyMembersTable; added: boolean }> {
+    const existing = known === undefined ? await this.member(lobbyId, userId, db) : (known ?? undefined);
     if (!existing) {
       const row: LobbyMembersTable = {
         lobby_id: lobbyId,

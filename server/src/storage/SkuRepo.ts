@@ -25,6 +25,11 @@ export class SkuRepo {
     return db.selectFrom('skus').selectAll().where('application_id', '=', applicationId).orderBy('id').execute();
   }
 
+  /** The SUBSCRIPTION_GROUP (type 6) made with a subscription SKU: same application and slug. */
+  groupOf(sub: Pick<SkusTable, 'application_id' | 'slug'>, db: Db = this.db): Promise<SkusTable | undefined> {
+    return db.selectFrom('skus').selectAll().where('application_id', '=', sub.application_id).where('slug', '=', sub.slug).where('type', '=', 6).executeTakeFirst();
+  }
+
   async slugTaken(applicationId: string, slug: string, db: Db = this.db): Promise<boolean> {
     return (await db.selectFrom('skus').select('id').where('application_id', '=', applicationId).where('slug', '=', slug).executeTakeFirst()) !== undefined;
   }

@@ -34,6 +34,11 @@ export class SubscriptionRepo {
     await db.updateTable('subscriptions').set(set).where('id', '=', id).execute();
   }
 
+  /** Removes a subscription (the state machine's delete); its entitlements keep their rows, marked deleted. */
+  async remove(db: Db, id: string): Promise<void> {
+    await db.deleteFrom('subscriptions').where('id', '=', id).execute();
+  }
+
   /** Subscriptions of one SKU (optionally one user's), with snowflake pagination. */
   list(skuId: string, f: { userId?: string; before?: string; after?: string; limit: number }, db: Db = this.db): Promise<SubscriptionsTable[]> {
     let q = db.selectFrom('subscriptions').selectAll().where('sku_id', '=', skuId);

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { User } from '@social-layer/protocol';
 import type { Database, UsersTable } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
+import { primaryGuildWire } from '../guilds/primaryGuildWire.ts';
 
 export function userToWire(row: UsersTable): User {
   return {
@@ -13,6 +14,8 @@ export function userToWire(row: UsersTable): User {
     discriminator: '0',
     bot: row.is_bot === 1,
     is_provisional: row.is_provisional === 1,
+    // The guild tag the user shows (issue 10), once they have chosen one: guilds/primaryGuildWire.ts.
+    ...primaryGuildWire(row),
   };
 }
 

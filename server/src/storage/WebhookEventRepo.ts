@@ -19,8 +19,11 @@ export const WebhookStatus = { Disabled: 1, Enabled: 2, DisabledByPlatform: 3 } 
  * aggregate's, and the delivery worker reads them together.
  */
 export class WebhookEventRepo {
-  /** Set by the delivery worker: called after each record() so a waiting worker looks sooner. */
-  onRecorded: (() => void) | null = null;
+  /**
+   * Set by the delivery worker: called after each record() (inside the producer's transaction,
+   * before it commits) so a waiting worker looks sooner.
+   */
+  onRecorded: ((applicationId: string) => void) | null = null;
 
   constructor(private readonly db: Kysely<Database>, private readonly ids: SnowflakeGenerator) {}
 
@@ -37,13 +40,17 @@ export class WebhookEventRepo {
   async record(tx: Db, applicationId: string, type: string, data: unknown): Promise<string> {
     const id = this.ids.next();
     const now = Date.now();
-    const s = await tx.selectFrom('webhook_settings').select(['status', 'types']).where('application_id', '=', applicationId).executeTakeFirst();
-    const skipped = s !== undefined && (s.status === WebhookStatus.Disabled || !(JSON.parse(s.types) as string[]).includes(type));
-    await tx
-      .insertInto('webhook_events')
-      .values({ id, application_id: applicationId, type, data: JSON.stringify(data), attempts: 0, delivered_at: null, skipped_at: skipped ? now : null, created_at: now })
-      .execute();
-    this.onRecorded?.();
+    // One statement reads the subscription and inserts: one round trip fewer in every producer's
+    // transaction (PostgreSQL). `types` is the JSON array as saveSettings wrote it, so the quoted
+    // type name occurs in it exactly when the type is subscribed.
+    const quoted = JSON.stringify(type);
+    const notSubscribed = this.dialect === 'postgres' ? sql`strpos(s.types, ${quoted}) = 0` : sql`instr(s.types, ${quoted}) = 0`;
+    await sql`insert into webhook_events (id, application_id, type, data, attempts, delivered_at, skipped_at, created_at)
+      select ${id}, ${applicationId}, ${type}, ${JSON.stringify(data)}, 0, null,
+        case when s.status = ${WebhookStatus.Disabled} or (s.application_id is not null and ${notSubscribed}) then cast(${now} as bigint) else null end,
+        cast(${now} as bigint)
+      from (select 1 as one) as x left join webhook_settings s on s.application_id = ${applicationId}`.execute(tx);
+    this.onRecorded?.(applicationId);
     return id;
   }
 
@@ -74,6 +81,33 @@ export class WebhookEventRepo {
       .orderBy('id')
       .limit(limit)
       .execute();
+  }
+
+  /**
+   * The next events to send for one application, stamped (`last_attempt_at = stamp`, see
+   * stampBatch) in the same statement: one round trip instead of a read and an update, which
+   * counts on PostgreSQL when the queue is short. `exclude`: events answered 2xx whose recording
+   * has not committed yet. Returned in id order.
+   */
+  async takeBatch(applicationId: string, limit: number, stamp: number, exclude: readonly string[] = []): Promise<WebhookEventsTable[]> {
+    const rows = await this.db
+      .updateTable('webhook_events')
+      .set({ last_attempt_at: stamp })
+      .where('id', 'in', (eb) => {
+        let q = eb
+          .selectFrom('webhook_events')
+          .select('id')
+          .where('application_id', '=', applicationId)
+          .where('delivered_at', 'is', null)
+          .where('skipped_at', 'is', null);
+        // Answered 2xx, their recording not yet committed: neither restamped nor sent again.
+        if (exclude.length > 0) q = q.where('id', 'not in', [...exclude]);
+        return q.orderBy('id').limit(limit);
+      })
+      .returningAll()
+      .execute();
+    // Snowflake strings of one length sort as numbers; lengths differ only across decades.
+    return rows.sort((a, b) => (a.id.length - b.id.length) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   async markDelivered(id: string, result: { status?: number; latencyMs?: number } = {}): Promise<void> {

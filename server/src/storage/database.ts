@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
+import { SchemaScopedPostgresDialect } from './schemaScopedDialect.ts';
 
 export type DatabaseConfig =
   | { dialect: 'sqlite'; file: string }
@@ -49,10 +50,9 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase
       max: 10,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    db = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }, schema || null) });
   }
-  // Name the schema of kysely's own tables: its introspection sees every schema, and would take
-  // another schema's lock table for ours.
+  // Name the schema of kysely's own tables, so they live beside ours (and see schemaScopedDialect.ts).
   const migrator = new Migrator({ db, provider: migrationProvider, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const { error } = await migrator.migrateToLatest();
   if (error) {

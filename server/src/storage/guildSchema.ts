@@ -13,6 +13,8 @@ export interface GuildsTable {
   features: string;
   /** Guild tag shown as `primary_guild` (1 to 4 characters). */
   tag: string | null;
+  /** The tag's badge (image hash). Migration 0011. */
+  badge?: string | null;
   system_channel_id: string | null;
   created_at: number | string;
 }
@@ -72,6 +74,9 @@ export interface GuildMembersTable {
   flags: number;
   communication_disabled_until: number | string | null;
   joined_at: number | string;
+  /** Server mute and deafen (1/0), migration 0011. */
+  mute?: number;
+  deaf?: number;
 }
 
 export interface GuildMemberRolesTable {
@@ -126,6 +131,18 @@ export interface EmojisTable {
 }
 
 declare module './schema.ts' {
+  /** The user's primary guild (`primary_guild`), migration 0011: tag and badge are copies of the guild's. */
+  interface UsersTable {
+    primary_guild_id?: string | null;
+    /** 1 shown, 0 hidden by the user, null cleared by the system. */
+    primary_guild_enabled?: number | null;
+    primary_guild_tag?: string | null;
+    primary_guild_badge?: string | null;
+  }
+  /** A `bot` authorization with user scopes (migration 0011): the guild the bot was added to. */
+  interface OAuthCodesTable {
+    guild_id?: string | null;
+  }
   interface ApplicationsTable {
     /** When an operator approved the privileged intents (ms); null when never. Migration 0005. */
     privileged_intents_approved_at?: number | string | null;

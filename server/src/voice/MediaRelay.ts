@@ -125,9 +125,10 @@ export class MediaRelay {
       const r = list[i]!;
       if (r === sender || r.sink === null || r.selfDeaf) continue;
       const out = r.outbound;
-      out.set(buf.subarray(0, headerLength));
+      // The header byte by byte: a subarray per receiver was an allocation per forwarded packet.
       // The relay re-frames without the extension body and padding it already stripped.
-      out[0] = out[0]! & ~0x30;
+      out[0] = buf[0]! & ~0x30;
+      for (let h = 1; h < headerLength; h++) out[h] = buf[h]!;
       out.set(frame, headerLength);
       const sealed = r.cipher.seal(out, headerLength + frameLength, r.nextNonce());
       if (sealed < 0) continue;

@@ -25,6 +25,8 @@ export class VoiceCall {
     private readonly maxBuffered: number,
     /** The gateway's SSRC index, kept in step with `sessions` (UDP packets are routed by SSRC). */
     private readonly ssrcIndex: Map<number, { session: VoiceSession; call: VoiceCall }>,
+    /** A user's seat came or went (cluster mode records it in Redis for op 4 on other nodes). */
+    private readonly onSeat: (userId: string, present: boolean) => void = () => {},
   ) {
     // DAVE transitions execute on all-ready or on timeout; the clock lives here.
     this.daveTimer = setInterval(() => this.deliver(this.dave.tick(Date.now())), 250);
@@ -43,6 +45,7 @@ export class VoiceCall {
     const session = new VoiceSession(grant, tokenHash, this.newSsrc(), secretKey, this.maxBuffered);
     this.sessions.set(grant.userId, session);
     this.ssrcIndex.set(session.ssrc, { session, call: this });
+    this.onSeat(grant.userId, true);
     return session;
   }
 
@@ -65,6 +68,7 @@ export class VoiceCall {
     if (!session) return;
     this.sessions.delete(userId);
     this.ssrcIndex.delete(session.ssrc);
+    this.onSeat(userId, false);
     session.peer?.close();
     session.peer = null;
     if (session.expiry) clearTimeout(session.expiry);

@@ -107,7 +107,7 @@ export class VoiceConnection implements VoiceSocket {
     const dave = d.max_dave_protocol_version;
     // From 2026-03-01 only end-to-end encrypted calls exist (spec, Versioning 4).
     if (typeof dave !== 'number' || dave < DAVE_PROTOCOL_VERSION) return this.close(VoiceCloseCode.E2eeRequired, 'End-to-end encryption (DAVE) is required');
-    const grant = this.gw.states.redeem(token, serverId, userId, sessionId);
+    const grant = await this.gw.states.redeem(token, serverId, userId, sessionId);
     if (!grant) return this.close(VoiceCloseCode.AuthenticationFailed, 'Authentication failed');
     const call = await this.gw.callFor(grant.lobbyId);
     if (this.closed) return;

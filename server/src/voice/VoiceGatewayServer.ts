@@ -6,6 +6,7 @@ import type { UpgradeRouter } from '../http/UpgradeRouter.ts';
 import type { Logger } from '../log/Logger.ts';
 import type { DaveDeliveryFactory } from './dave.ts';
 import type { MediaSink } from './MediaRelay.ts';
+import { createMediaSocket } from './UdpMediaSocket.ts';
 import { VoiceCall } from './VoiceCall.ts';
 import { VoiceConnection } from './VoiceConnection.ts';
 import type { VoiceSession } from './VoiceSession.ts';
@@ -49,15 +50,16 @@ export class VoiceGatewayServer {
   ) {
     upgrades.route('/voice', (req, socket, head) => this.wss.handleUpgrade(req, socket, head, (ws) => new VoiceConnection(this, ws)));
     upgrades.route('/voice/media', (req, socket, head) => this.mediaWss.handleUpgrade(req, socket, head, (ws) => this.acceptMedia(ws)));
-    this.udp = dgram.createSocket({ type: options.udpHost.includes(':') ? 'udp6' : 'udp4' });
+    this.udp = createMediaSocket(options.udpHost);
     this.udp.on('message', (msg, rinfo) => this.onUdp(msg, rinfo));
     this.udp.on('error', (err) => this.log.warn({ err }, 'udp error'));
     states.hasVoiceSession = (lobbyId, userId) => this.calls.get(lobbyId)?.sessions.has(userId) ?? false;
     states.onFlags((lobbyId, userId, state) => {
       const participant = this.calls.get(lobbyId)?.sessions.get(userId)?.participant;
       if (participant) {
-        participant.selfDeaf = state.self_deaf;
-        participant.canSpeak = state.suppress !== true;
+        // Deaf by themself or by the server; silent without SPEAK (suppress) or server-muted.
+        participant.selfDeaf = state.self_deaf || state.deaf;
+        participant.canSpeak = state.suppress !== true && state.mute !== true;
       }
     });
     // Leaving by the main Gateway (op 4 null, lobby left, session ended) ends the voice seat.
@@ -71,7 +73,7 @@ export class VoiceGatewayServer {
 
   /** Whether a user is deaf in a call, by the main Gateway's account (applied at Select Protocol). */
   selfDeaf(lobbyId: string, userId: string): boolean {
-    return this.states.state(lobbyId, userId)?.self_deaf ?? false;
+    return this.states.isDeaf(lobbyId, userId);
   }
 
   get heartbeatIntervalMs(): number {
@@ -100,7 +102,7 @@ export class VoiceGatewayServer {
     let pending = this.pendingCalls.get(lobbyId);
     if (!pending) {
       pending = this.daveFactory(lobbyId).then((dave) => {
-        const call = new VoiceCall(lobbyId, dave, this.backend, this.log, this.options.maxBufferedMessages, this.bySsrc);
+        const call = new VoiceCall(lobbyId, dave, this.backend, this.log, this.options.maxBufferedMessages, this.bySsrc, (userId, present) => this.states.seatChanged(lobbyId, userId, present));
         this.calls.set(lobbyId, call);
         this.pendingCalls.delete(lobbyId);
         return call;

@@ -8,6 +8,7 @@ import type { Logger } from '../log/Logger.ts';
 import type { GuildChannelsTable } from '../storage/guildSchema.ts';
 import type { Store } from '../storage/Store.ts';
 import { checkGuildVoice, guildOfVoiceChannel } from './guildVoice.ts';
+import type { StoredVoiceState, VoiceCluster } from './VoiceCluster.ts';
 
 /**
  * What the voice gateway learns from a voice token: who may join which call. `lobbyId` is the
@@ -55,11 +56,23 @@ const TOKEN_TTL_MS = 60_000;
  */
 const RECHECK_EVENTS = new Set(['GUILD_DELETE', 'GUILD_MEMBER_REMOVE', 'GUILD_BAN_ADD', 'GUILD_MEMBER_UPDATE', 'GUILD_ROLE_UPDATE', 'GUILD_ROLE_DELETE', 'CHANNEL_UPDATE', 'CHANNEL_DELETE']);
 
+/** A voice state change between nodes (cluster mode): `set` carries the stored state, `del` names who left. */
+interface SyncMessage {
+  op: 'set' | 'del';
+  node: string;
+  k: string;
+  u: string;
+  st?: StoredVoiceState;
+}
+
 /**
  * Who is in which lobby call (contracts-voice.md 1). The main Gateway's op 4 joins and leaves;
  * every lobby member hears VOICE_STATE_UPDATE so games can show a call before joining it; the
- * joiner also gets a single-use voice token for the voice gateway. State is in memory: a call
- * lives on the node that holds it, as DESIGN.md says of a call's media.
+ * joiner also gets a single-use voice token for the voice gateway. Alone, state is in memory.
+ * With a VoiceCluster (Redis, issue 18) every node keeps a full view of every call's states:
+ * each change is written to Redis and sent to the other nodes on the bus, tokens live in Redis
+ * by hash, VOICE_SERVER_UPDATE names the call owner's voice gateway, and a timer lapses the
+ * states of dead nodes and moves the calls they owned (see attachCluster).
  */
 export class VoiceStateService {
   /** Call key (lobby ID or guild voice channel ID) -> the call's application or guild, and userId -> state. */
@@ -69,9 +82,19 @@ export class VoiceStateService {
   private readonly guildWatches = new Map<string, () => void>();
   private readonly tokens = new Map<string, PendingToken>();
   private readonly leaveListeners = new Set<(lobbyId: string, userId: string) => void>();
+  private readonly guildJoinListeners = new Set<(channelId: string, guildId: string, userId: string, seats: number) => void>();
   private readonly flagListeners = new Set<(lobbyId: string, userId: string, state: VoiceState) => void>();
   /** Whether the voice gateway still holds the user's seat in a call (set by the gateway). */
   hasVoiceSession: (lobbyId: string, userId: string) => boolean = () => false;
+  /** Cluster mode only: the shared Redis side. */
+  private cluster: VoiceCluster | null = null;
+  /** Cluster mode: `callKey\nuserId` -> node id holding that state's Gateway session. */
+  private readonly homes = new Map<string, string>();
+  private clusterTimer: NodeJS.Timeout | null = null;
+  private clusterTick: Promise<void> | null = null;
+  /** Cluster mode: when each node was first seen dead (its states lapse stateGraceMs later). */
+  private readonly deadSince = new Map<string, number>();
+  private readonly clusterUnsubscribes: (() => void)[] = [];
 
   constructor(
     private readonly store: Store,
@@ -79,6 +102,12 @@ export class VoiceStateService {
     private readonly log: Logger,
   ) {
     this.guildEvents = new GuildEvents(store, bus);
+  }
+
+  /** Someone took a seat in a guild voice channel's call (voice channel start time, issue 11). */
+  onGuildJoin(listener: (channelId: string, guildId: string, userId: string, seats: number) => void): () => void {
+    this.guildJoinListeners.add(listener);
+    return () => this.guildJoinListeners.delete(listener);
   }
 
   onLeave(listener: (lobbyId: string, userId: string) => void): () => void {
@@ -120,16 +149,106 @@ export class VoiceStateService {
     return out;
   }
 
-  /** Without SPEAK in a guild voice channel the relay drops the user's media (`suppress`). */
+  /** Without SPEAK in a guild voice channel (`suppress`), or server-muted, the relay drops the user's media. */
   canSpeak(lobbyId: string, userId: string): boolean {
-    return this.state(lobbyId, userId)?.suppress !== true;
+    const s = this.state(lobbyId, userId);
+    return s?.suppress !== true && s?.mute !== true;
+  }
+
+  /** Whether the relay sends nothing to the user: deafened by themself or by the server. */
+  isDeaf(lobbyId: string, userId: string): boolean {
+    const s = this.state(lobbyId, userId);
+    return s?.self_deaf === true || s?.deaf === true;
+  }
+
+  /** Delivers a dispatch to one Gateway session of this node (set by startServer); false when it is gone. */
+  sessionDispatch: (sessionId: string, t: string, json: string) => boolean = () => false;
+  /** `host:port/voice` of the public URL, as VOICE_SERVER_UPDATE's `endpoint` (set by startServer). */
+  voiceEndpoint: () => string = () => '';
+
+  /**
+   * Server mute or deafen changed on a member (Modify Guild Member): a seat they hold in the
+   * guild's voice takes it at once (the relay drops what a muted member sends and sends nothing
+   * to a deafened one) and VOICE_STATE_UPDATE tells the channel.
+   */
+  async memberVoiceFlags(guildId: string, userId: string, flags: { mute: boolean; deaf: boolean }): Promise<void> {
+    const entry = this.guildSeat(guildId, userId);
+    if (!entry) return;
+    const [channelId, call, state] = entry;
+    if (state.mute === flags.mute && state.deaf === flags.deaf) return;
+    state.mute = flags.mute;
+    state.deaf = flags.deaf;
+    for (const l of this.flagListeners) l(channelId, userId, state);
+    await this.persist(channelId, userId);
+    await this.announce(channelId, call, state);
+  }
+
+  /** The call key (channel) and state of the user's seat in one of the guild's voice channels. */
+  guildSeat(guildId: string, userId: string): [string, CallEntry, CallVoiceState] | undefined {
+    for (const [key, call] of this.calls) {
+      if (call.guildId !== guildId) continue;
+      const s = call.states.get(userId);
+      if (s) return [key, call, s];
+    }
+    return undefined;
+  }
+
+  /**
+   * Moves a member's seat to another voice channel of the guild, or disconnects it (null), for
+   * Modify Guild Member `channel_id` (the route checked MOVE_MEMBERS and the channel). The old
+   * voice socket closes (4014) and the member's Gateway session gets VOICE_STATE_UPDATE with the
+   * new channel and a VOICE_SERVER_UPDATE to connect to it (a call is keyed by its channel, so a
+   * move is a new voice connection, as @discordjs/voice expects after 4014). `user_limit` does
+   * not stop a move. False when the member holds no seat in the guild on this node.
+   */
+  async moveGuildMember(guildId: string, userId: string, toChannelId: string | null): Promise<boolean> {
+    const entry = this.guildSeat(guildId, userId);
+    if (!entry) return false;
+    const [fromId, fromCall, old] = entry;
+    if (toChannelId === null) {
+      await this.leave(fromId, userId);
+      return true;
+    }
+    if (toChannelId === fromId) return true;
+    const check = await checkGuildVoice(this.store, guildId, toChannelId, userId);
+    const channel = check.ok ? check.channel : await this.store.guilds.channel(toChannelId);
+    if (!channel) return false;
+    const session = { id: old.session_id, userId, applicationId: fromCall.applicationId };
+    // Out of the old call without a `channel_id: null` announcement: the move's own state says where they went.
+    const home = this.homes.get(homeKey(fromId, userId));
+    fromCall.states.delete(userId);
+    if (fromCall.states.size === 0) this.calls.delete(fromId);
+    for (const l of this.leaveListeners) l(fromId, userId);
+    await this.persist(fromId, userId);
+    let call = this.calls.get(toChannelId);
+    if (!call) this.calls.set(toChannelId, (call = { applicationId: fromCall.applicationId, guildId, channel, states: new Map() }));
+    call.channel = channel;
+    const state: CallVoiceState = {
+      ...old,
+      lobby_id: toChannelId,
+      channel_id: toChannelId,
+      ...(check.ok ? { member: check.member } : {}),
+      suppress: !(check.ok && check.canSpeak),
+    };
+    call.states.set(userId, state);
+    await this.persist(toChannelId, userId, home);
+    for (const l of this.guildJoinListeners) l(toChannelId, guildId, userId, call.states.size);
+    // Those who could see the old channel learn where the member went, as do those of the new one.
+    if (fromCall.channel) await this.guildEvents.publish(guildId, DispatchEvent.VoiceStateUpdate, state, { kind: 'channel', channel: fromCall.channel }, { subjectUserId: userId });
+    await this.guildEvents.publish(guildId, DispatchEvent.VoiceStateUpdate, state, { kind: 'channel', channel }, { subjectUserId: userId });
+    const token = await this.issueToken(session, toChannelId, guildId);
+    const endpoint = await this.endpointFor(toChannelId);
+    this.toSession(home ?? this.cluster?.nodeId, session.id, DispatchEvent.VoiceServerUpdate, JSON.stringify({ token, guild_id: guildId, lobby_id: toChannelId, endpoint }));
+    // A move into a channel the member cannot view or join would not survive its recheck: out.
+    if (!check.ok) await this.leave(toChannelId, userId);
+    return true;
   }
 
   /**
    * Handles op 4 for one Gateway session. Returns the VOICE_SERVER_UPDATE token to send to that
    * session only, or undefined (left, or refused: the refusal is dispatched to the requester).
    */
-  async update(session: { id: string; userId: string; applicationId: string }, cmd: VoiceStateUpdateCommand & { lobby_id?: string }): Promise<{ token: string; lobbyId: string; guildId: string | null } | undefined> {
+  async update(session: { id: string; userId: string; applicationId: string }, cmd: VoiceStateUpdateCommand & { lobby_id?: string }): Promise<{ token: string; lobbyId: string; guildId: string | null; endpoint: string } | undefined> {
     if (cmd.channel_id === null) {
       // `lobby_id` (our extension) leaves one call, `guild_id` the guild's; without either every call of this session is left.
       for (const [lobbyId, call] of [...this.calls]) {
@@ -164,16 +283,18 @@ export class VoiceStateService {
       current.self_mute = cmd.self_mute;
       current.self_deaf = cmd.self_deaf;
       for (const l of this.flagListeners) l(lobbyId, session.userId, current);
+      await this.persist(lobbyId, session.userId);
       await this.announce(lobbyId, call, current);
-      if (this.hasVoiceSession(lobbyId, session.userId)) return undefined;
-      return { token: this.issueToken(session, lobbyId, null), lobbyId, guildId: null };
+      if (await this.seated(lobbyId, session.userId)) return undefined;
+      return { token: await this.issueToken(session, lobbyId, null), lobbyId, guildId: null, endpoint: await this.endpointFor(lobbyId) };
     }
     if (!call) this.calls.set(lobbyId, (call = { applicationId: session.applicationId, guildId: null, channel: null, states: new Map() }));
     const state = baseState(lobbyId, session, cmd);
     call.states.set(session.userId, state);
+    await this.persist(lobbyId, session.userId, this.cluster?.nodeId);
     await this.announce(lobbyId, call, state);
 
-    return { token: this.issueToken(session, lobbyId, null), lobbyId, guildId: null };
+    return { token: await this.issueToken(session, lobbyId, null), lobbyId, guildId: null, endpoint: await this.endpointFor(lobbyId) };
   }
 
   /**
@@ -182,7 +303,7 @@ export class VoiceStateService {
    * members who can view the channel (sessions with GUILD_VOICE_STATES; the user's own sessions
    * always), and a voice token for the requesting session.
    */
-  private async joinGuild(session: { id: string; userId: string; applicationId: string }, guildId: string, channelId: string, cmd: VoiceStateUpdateCommand): Promise<{ token: string; lobbyId: string; guildId: string } | undefined> {
+  private async joinGuild(session: { id: string; userId: string; applicationId: string }, guildId: string, channelId: string, cmd: VoiceStateUpdateCommand): Promise<{ token: string; lobbyId: string; guildId: string; endpoint: string } | undefined> {
     const check = await checkGuildVoice(this.store, guildId, channelId, session.userId);
     if (!check.ok) {
       const refusal: CallVoiceState = { ...baseState(channelId, session, cmd), guild_id: guildId, channel_id: null, error_code: check.code };
@@ -200,9 +321,18 @@ export class VoiceStateService {
       current.self_deaf = cmd.self_deaf;
       current.suppress = !check.canSpeak;
       for (const l of this.flagListeners) l(channelId, session.userId, current);
+      await this.persist(channelId, session.userId);
       await this.announce(channelId, call, current);
-      if (this.hasVoiceSession(channelId, session.userId)) return undefined;
-      return { token: this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId };
+      if (await this.seated(channelId, session.userId)) return undefined;
+      return { token: await this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId, endpoint: await this.endpointFor(channelId) };
+    }
+    // A full channel (`user_limit`, 0 = no limit) takes no one else, unless they hold MOVE_MEMBERS
+    // there (the public rule). Our choice of refusal: 50013, a permission the joiner lacks.
+    const limit = check.channel.user_limit ?? 0;
+    if (limit > 0 && !check.canMove && (call?.states.size ?? 0) >= limit) {
+      const refusal: CallVoiceState = { ...baseState(channelId, session, cmd), guild_id: guildId, channel_id: null, error_code: ApiErrorCode.MissingPermissions };
+      this.bus.publish(userTopic(session.applicationId, session.userId), { t: DispatchEvent.VoiceStateUpdate, json: JSON.stringify(refusal) });
+      return undefined;
     }
     if (!call) this.calls.set(channelId, (call = { applicationId: session.applicationId, guildId, channel: check.channel, states: new Map() }));
     call.channel = check.channel;
@@ -210,14 +340,19 @@ export class VoiceStateService {
       ...baseState(channelId, session, cmd),
       guild_id: guildId,
       member: check.member,
+      // Server mute and deafen are the member's (Modify Guild Member) and hold in every channel.
+      mute: check.member.mute,
+      deaf: check.member.deaf,
       suppress: !check.canSpeak,
       self_stream: false,
       request_to_speak_timestamp: null,
     };
     call.states.set(session.userId, state);
+    await this.persist(channelId, session.userId, this.cluster?.nodeId);
+    for (const l of this.guildJoinListeners) l(channelId, guildId, session.userId, call.states.size);
     this.watchGuildSeat(guildId, session.userId);
     await this.announce(channelId, call, state);
-    return { token: this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId };
+    return { token: await this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId, endpoint: await this.endpointFor(channelId) };
   }
 
   private watchGuildSeat(guildId: string, userId: string): void {
@@ -259,13 +394,19 @@ export class VoiceStateService {
     if (state.suppress === !check.canSpeak) return;
     state.suppress = !check.canSpeak;
     for (const l of this.flagListeners) l(channelId, userId, state);
+    await this.persist(channelId, userId);
     await this.announce(channelId, call, state);
   }
 
-  private issueToken(session: { id: string; userId: string; applicationId: string }, lobbyId: string, guildId: string | null): string {
+  private async issueToken(session: { id: string; userId: string; applicationId: string }, lobbyId: string, guildId: string | null): Promise<string> {
     const token = randomBytes(32).toString('base64url');
-    this.tokens.set(hashSecret(token), { userId: session.userId, applicationId: session.applicationId, lobbyId, guildId, sessionId: session.id, expiresAt: Date.now() + TOKEN_TTL_MS });
-    this.pruneTokens();
+    const grant: PendingToken = { userId: session.userId, applicationId: session.applicationId, lobbyId, guildId, sessionId: session.id, expiresAt: Date.now() + TOKEN_TTL_MS };
+    // In cluster mode the owner's voice gateway redeems it, maybe on another node: Redis, by hash.
+    if (this.cluster) await this.cluster.putToken(hashSecret(token), grant, TOKEN_TTL_MS);
+    else {
+      this.tokens.set(hashSecret(token), grant);
+      this.pruneTokens();
+    }
     return token;
   }
 
@@ -274,15 +415,25 @@ export class VoiceStateService {
    * Identify's `server_id`: the lobby, or for a guild call the guild (Discord clients) or the
    * channel (our SDK, which names every call by its key).
    */
-  redeem(token: string, serverId: string, userId: string, sessionId: string): VoiceGrant | undefined {
+  async redeem(token: string, serverId: string, userId: string, sessionId: string): Promise<VoiceGrant | undefined> {
     const key = hashSecret(token);
-    const grant = this.tokens.get(key);
+    const grant = this.cluster ? await this.cluster.peekToken<PendingToken>(key) : this.tokens.get(key);
     if (!grant || grant.expiresAt < Date.now()) return undefined;
     if ((grant.lobbyId !== serverId && grant.guildId !== serverId) || grant.userId !== userId || grant.sessionId !== sessionId) return undefined;
     // Still in the call by the main Gateway's account: a later op 4 leave voids the token.
-    const state = this.state(grant.lobbyId, userId);
+    let state = this.state(grant.lobbyId, userId);
+    if (this.cluster && (!state || state.session_id !== sessionId)) {
+      // The join's sync message may still be on its way from the joiner's node: Redis has it already.
+      const stored = await this.cluster.state(grant.lobbyId, userId);
+      if (stored && stored.s.session_id === sessionId) state = this.applySet(grant.lobbyId, stored);
+    }
     if (!state || state.session_id !== sessionId) return undefined;
-    this.tokens.delete(key);
+    if (this.cluster) {
+      // One call, one node: a voice gateway that does not own the call (a stale endpoint) refuses,
+      // rather than start a second copy of it; with no owner at all, this node takes it.
+      if ((await this.cluster.claim(grant.lobbyId)).nodeId !== this.cluster.nodeId) return undefined;
+      if (!(await this.cluster.takeToken(key))) return undefined;
+    } else this.tokens.delete(key);
     return { userId: grant.userId, applicationId: grant.applicationId, lobbyId: grant.lobbyId, guildId: grant.guildId, sessionId };
   }
 
@@ -294,6 +445,7 @@ export class VoiceStateService {
     if (call.states.size === 0) this.calls.delete(lobbyId);
     for (const l of this.leaveListeners) l(lobbyId, userId);
     if (call.guildId !== null) this.unwatchGuildSeat(call.guildId, userId);
+    await this.persist(lobbyId, userId);
     await this.announce(lobbyId, call, { ...state, channel_id: null });
   }
 
@@ -312,6 +464,8 @@ export class VoiceStateService {
   }
 
   private async announce(lobbyId: string, call: CallEntry, state: CallVoiceState): Promise<void> {
+    // A guild call learned from another node has no channel row yet.
+    if (call.guildId !== null && !call.channel) call.channel = (await this.store.guilds.channel(lobbyId)) ?? null;
     if (call.guildId !== null && call.channel) {
       // Guild calls: to the members who can view the channel; the user's own copy ignores intents.
       await this.guildEvents.publish(call.guildId, DispatchEvent.VoiceStateUpdate, state, { kind: 'channel', channel: call.channel }, { subjectUserId: state.user_id });
@@ -325,18 +479,217 @@ export class VoiceStateService {
     for (const id of recipients) this.bus.publish(userTopic(applicationId, id), dispatch);
   }
 
+  // ---- cluster mode (issue 18) -----------------------------------------------------------------
+
+  /**
+   * Shares voice through Redis: seeds this node's view from the stored states, follows the other
+   * nodes' changes on the bus, takes VOICE_SERVER_UPDATEs for its own sessions from the node that
+   * moved a call, and every `intervalMs` refreshes its liveness and claims, lapses the states of
+   * dead nodes (the one node whose HDEL removed a state announces its leave) and claims the calls
+   * whose owner is gone, sending each member's session a fresh token for its own voice gateway.
+   */
+  async attachCluster(cluster: VoiceCluster): Promise<void> {
+    this.cluster = cluster;
+    this.clusterUnsubscribes.push(this.bus.subscribe(cluster.syncTopic, (d) => this.onSync(d.json)));
+    this.clusterUnsubscribes.push(
+      this.bus.subscribe(cluster.sessionTopic(cluster.nodeId), (d) => {
+        try {
+          const m = JSON.parse(d.json) as { session_id: string; json: string };
+          this.sessionDispatch(m.session_id, d.t, m.json);
+        } catch (err) {
+          this.log.warn({ err }, 'bad voice session dispatch');
+        }
+      }),
+    );
+    await Promise.all([this.bus.whenSubscribed(cluster.syncTopic), this.bus.whenSubscribed(cluster.sessionTopic(cluster.nodeId))]);
+    for (const [callKey, states] of await cluster.allStates()) for (const st of states) this.applySet(callKey, st);
+    this.clusterTimer = setInterval(() => {
+      if (this.clusterTick) return;
+      this.clusterTick = this.clusterRound()
+        .catch((err) => this.log.warn({ err }, 'voice cluster round failed'))
+        .finally(() => (this.clusterTick = null));
+    }, cluster.intervalMs);
+    this.clusterTimer.unref();
+  }
+
+  /**
+   * A Gateway session now lives on this node (resumed here after its node died): its voice
+   * states are refreshed by this node's liveness from now on, so they do not lapse. Where its
+   * voice seat is gone too (the call moved while the session was away, so the move's
+   * VOICE_SERVER_UPDATE had nowhere to go), the session gets a fresh one now.
+   */
+  async adoptSession(sessionId: string): Promise<void> {
+    const cluster = this.cluster;
+    if (!cluster) return;
+    for (const [callKey, call] of [...this.calls]) {
+      for (const s of [...call.states.values()]) {
+        if (s.session_id !== sessionId) continue;
+        await this.persist(callKey, s.user_id, cluster.nodeId);
+        if (await this.seated(callKey, s.user_id)) continue;
+        const token = await this.issueToken({ id: sessionId, userId: s.user_id, applicationId: call.applicationId }, callKey, call.guildId);
+        const endpoint = await this.endpointFor(callKey);
+        this.sessionDispatch(sessionId, DispatchEvent.VoiceServerUpdate, JSON.stringify({ token, guild_id: call.guildId, lobby_id: callKey, endpoint }));
+      }
+    }
+  }
+
+  /** The owner's voice gateway took or dropped a user's seat (read by op 4 on any node). */
+  seatChanged(callKey: string, userId: string, present: boolean): void {
+    // Only the owner's seats count: a node that lost its claim must not touch the new owner's record.
+    if (!this.cluster?.owns(callKey)) return;
+    this.cluster.setSeat(callKey, userId, present).catch((err) => this.log.warn({ err }, 'voice seat not recorded'));
+  }
+
+  /** The node id and endpoint of the call's owner, for tests and diagnostics (cluster mode). */
+  async callOwner(callKey: string): Promise<{ nodeId: string; endpoint: string } | undefined> {
+    return this.cluster?.ownerOf(callKey);
+  }
+
+  private async seated(callKey: string, userId: string): Promise<boolean> {
+    if (this.hasVoiceSession(callKey, userId)) return true;
+    return this.cluster ? this.cluster.hasSeat(callKey, userId) : false;
+  }
+
+  /** VOICE_SERVER_UPDATE's endpoint: this node's voice gateway, or in cluster mode the call owner's (claimed if none). */
+  private async endpointFor(callKey: string): Promise<string> {
+    return this.cluster ? (await this.cluster.claim(callKey)).endpoint : this.voiceEndpoint();
+  }
+
+  /** One dispatch to one Gateway session, on this node or (cluster mode) on the node holding it. */
+  private toSession(home: string | undefined, sessionId: string, t: string, json: string): void {
+    if (!this.cluster || home === undefined || home === this.cluster.nodeId) {
+      this.sessionDispatch(sessionId, t, json);
+      return;
+    }
+    this.bus.publish(this.cluster.sessionTopic(home), { t, json: JSON.stringify({ session_id: sessionId, json }) });
+  }
+
+  /** Writes a changed (or removed) state to Redis and tells the other nodes; `home` is the session's node for a new state. */
+  private async persist(callKey: string, userId: string, home?: string): Promise<void> {
+    const cluster = this.cluster;
+    if (!cluster) return;
+    const k = homeKey(callKey, userId);
+    const call = this.calls.get(callKey);
+    const state = call?.states.get(userId);
+    if (!call || !state) {
+      this.homes.delete(k);
+      await cluster.removeState(callKey, userId);
+      this.publishSync({ op: 'del', node: cluster.nodeId, k: callKey, u: userId });
+      if (!this.calls.has(callKey)) await cluster.release(callKey);
+      return;
+    }
+    const node = home ?? this.homes.get(k) ?? cluster.nodeId;
+    this.homes.set(k, node);
+    const st: StoredVoiceState = { s: state, n: node, a: call.applicationId, g: call.guildId };
+    await cluster.saveState(callKey, st);
+    this.publishSync({ op: 'set', node: cluster.nodeId, k: callKey, u: userId, st });
+  }
+
+  private publishSync(m: SyncMessage): void {
+    if (this.cluster) this.bus.publish(this.cluster.syncTopic, { t: m.op, json: JSON.stringify(m) });
+  }
+
+  private onSync(json: string): void {
+    let m: SyncMessage;
+    try {
+      m = JSON.parse(json) as SyncMessage;
+    } catch {
+      return;
+    }
+    if (!this.cluster || m.node === this.cluster.nodeId) return;
+    if (m.op === 'set' && m.st) this.applySet(m.k, m.st);
+    else if (m.op === 'del') this.applyDel(m.k, m.u);
+  }
+
+  /** Another node's state, into this node's view (the owner's relay follows flag changes). */
+  private applySet(callKey: string, st: StoredVoiceState): CallVoiceState {
+    let call = this.calls.get(callKey);
+    if (!call) this.calls.set(callKey, (call = { applicationId: st.a, guildId: st.g, channel: null, states: new Map() }));
+    const state = st.s as CallVoiceState;
+    const before = call.states.get(state.user_id);
+    call.states.set(state.user_id, state);
+    this.homes.set(homeKey(callKey, state.user_id), st.n);
+    if (before && before.session_id === state.session_id) for (const l of this.flagListeners) l(callKey, state.user_id, state);
+    return state;
+  }
+
+  /** Another node removed a state: out of this node's view, and out of the call's voice seat if held here. */
+  private applyDel(callKey: string, userId: string): void {
+    const call = this.calls.get(callKey);
+    if (!call?.states.delete(userId)) return;
+    this.homes.delete(homeKey(callKey, userId));
+    if (call.states.size === 0) {
+      this.calls.delete(callKey);
+      void this.cluster?.release(callKey).catch(() => {});
+    }
+    for (const l of this.leaveListeners) l(callKey, userId);
+    if (call.guildId !== null) this.unwatchGuildSeat(call.guildId, userId);
+  }
+
+  private async clusterRound(): Promise<void> {
+    const cluster = this.cluster;
+    if (!cluster) return;
+    const lost = await cluster.beat();
+    if (lost.length > 0) this.log.warn({ calls: lost }, 'voice call claims lost (this node stalled past their TTL)');
+    // States whose Gateway node stopped refreshing lapse; one node (HDEL's winner) announces each.
+    const dead = await cluster.deadNodes(this.homes.values());
+    const now = Date.now();
+    for (const node of [...this.deadSince.keys()]) if (!dead.has(node)) this.deadSince.delete(node);
+    for (const node of dead) if (!this.deadSince.has(node)) this.deadSince.set(node, now);
+    const lapsed = new Set([...dead].filter((node) => now - this.deadSince.get(node)! >= cluster.stateGraceMs));
+    if (lapsed.size > 0) {
+      for (const [k, node] of [...this.homes]) {
+        if (!lapsed.has(node)) continue;
+        const [callKey, userId] = k.split('\n') as [string, string];
+        if (await cluster.removeState(callKey, userId)) await this.leave(callKey, userId);
+        else this.applyDel(callKey, userId);
+      }
+    }
+    // Calls whose owner is gone: claim; the winner sends every member's session a fresh VOICE_SERVER_UPDATE.
+    for (const [callKey, call] of [...this.calls]) {
+      if (call.states.size === 0 || cluster.owns(callKey) || (await cluster.ownerOf(callKey))) continue;
+      const claim = await cluster.claim(callKey);
+      if (claim.claimed) await this.moveCall(callKey);
+    }
+  }
+
+  /** This node now owns a call whose owner died: each member connects to our voice gateway with a new token. */
+  private async moveCall(callKey: string): Promise<void> {
+    const call = this.calls.get(callKey);
+    if (!call || !this.cluster) return;
+    this.log.info({ callKey, members: call.states.size }, 'voice call moved to this node');
+    for (const s of [...call.states.values()]) {
+      const token = await this.issueToken({ id: s.session_id, userId: s.user_id, applicationId: call.applicationId }, callKey, call.guildId);
+      const json = JSON.stringify({ token, guild_id: call.guildId, lobby_id: callKey, endpoint: this.cluster.endpoint() });
+      // The session's node as Redis has it now, not as our view last heard: a session adopted by
+      // another node just before our claim is reached there (after the claim, adoptSession itself
+      // finds the seat gone and sends one), so no member is left pointing at the dead owner.
+      const home = (await this.cluster.state(callKey, s.user_id))?.n ?? this.homes.get(homeKey(callKey, s.user_id));
+      this.toSession(home, s.session_id, DispatchEvent.VoiceServerUpdate, json);
+    }
+  }
+
   private pruneTokens(): void {
     const now = Date.now();
     for (const [k, t] of this.tokens) if (t.expiresAt < now) this.tokens.delete(k);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.log.debug('voice states closed');
+    if (this.clusterTimer) clearInterval(this.clusterTimer);
+    this.clusterTimer = null;
+    for (const u of this.clusterUnsubscribes.splice(0)) u();
+    await this.clusterTick?.catch(() => {});
+    await this.cluster?.close();
     this.calls.clear();
     this.tokens.clear();
     for (const unsubscribe of this.guildWatches.values()) unsubscribe();
     this.guildWatches.clear();
   }
+}
+
+function homeKey(callKey: string, userId: string): string {
+  return `${callKey}\n${userId}`;
 }
 
 function baseState(lobbyId: string, session: { id: string; userId: string }, cmd: VoiceStateUpdateCommand): VoiceState {

@@ -9,14 +9,15 @@ import type { Store } from '../storage/Store.ts';
 const VOICE_CHANNEL_TYPES = new Set([2, 13]);
 
 export type GuildVoiceCheck =
-  | { ok: true; channel: GuildChannelsTable; member: GuildMemberWire; canSpeak: boolean }
+  | { ok: true; channel: GuildChannelsTable; member: GuildMemberWire; canSpeak: boolean; canMove: boolean }
   | { ok: false; code: number };
 
 /**
  * Whether a user may join a guild voice channel, by the public rules: the channel is a voice
  * channel of that guild (else 10003), the user is a member (else 50001) who can view it (50001)
  * and holds CONNECT there (50013). SPEAK decides `suppress`: without it the user joins and
- * hears, and the relay drops what they send.
+ * hears, and the relay drops what they send. MOVE_MEMBERS there lets one into a full channel
+ * (`user_limit`, checked by the caller, which knows who is in the call).
  */
 export async function checkGuildVoice(store: Store, guildId: string, channelId: string, userId: string): Promise<GuildVoiceCheck> {
   const channel = await store.guilds.channel(channelId);
@@ -28,7 +29,7 @@ export async function checkGuildVoice(store: Store, guildId: string, channelId: 
   const perms = view.channelPermissions(channel);
   if (!has(perms, Permission.ViewChannel)) return { ok: false, code: ApiErrorCode.MissingAccess };
   if (!has(perms, Permission.Connect)) return { ok: false, code: ApiErrorCode.MissingPermissions };
-  return { ok: true, channel, member: memberWire(member), canSpeak: has(perms, Permission.Speak) };
+  return { ok: true, channel, member: memberWire(member), canSpeak: has(perms, Permission.Speak), canMove: has(perms, Permission.MoveMembers) };
 }
 
 /** The guild a voice channel belongs to, when `channelId` names one (the SDK's lobby-style op 4). */

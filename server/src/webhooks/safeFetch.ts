@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { publicAddressAllowed } from '../config/publicAddress.ts';
 
 /**
  * The one way the platform sends HTTP to a URL a developer gave it (webhook events). It is an
@@ -23,6 +24,12 @@ export interface SafeFetchOptions {
   /** DNS resolution (tests inject one); default: the system resolver, every address. */
   resolve?: (hostname: string) => Promise<{ address: string; family: number }[]>;
   connectTimeoutMs?: number;
+  /**
+   * A destination `checkDestination` already resolved and checked for this URL (the delivery
+   * worker checks once per batch, not per event: one DNS lookup per batch). The connection is
+   * pinned to it as to a fresh one.
+   */
+  destination?: { address: string; family: number };
   /** From the start of the request to the response's status line. */
   responseTimeoutMs?: number;
   maxBodyBytes?: number;
@@ -61,17 +68,9 @@ export function parseWebhookUrl(raw: string, allowLoopback: boolean): URL {
   return url;
 }
 
-/** Whether an address may be connected to: public unicast, or loopback in development mode. */
+/** Whether an address may be connected to: public unicast, or loopback in development mode (the shared rules, publicAddress.ts). */
 export function addressAllowed(address: string, allowLoopback: boolean): boolean {
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    // process() turns IPv4-mapped IPv6 (::ffff:127.0.0.1) into the IPv4 it carries.
-    parsed = ipaddr.process(address);
-  } catch {
-    return false;
-  }
-  const range = parsed.range();
-  return range === 'unicast' || (allowLoopback && range === 'loopback');
+  return publicAddressAllowed(address, { loopback: allowLoopback });
 }
 
 /**
@@ -105,7 +104,7 @@ const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), http
 export async function safePost(rawUrl: string, headers: Record<string, string>, body: string, opts: SafeFetchOptions): Promise<SafeResponse> {
   const url = parseWebhookUrl(rawUrl, opts.allowLoopback);
   const started = performance.now();
-  const dest = await checkDestination(url, opts);
+  const dest = opts.destination ?? (await checkDestination(url, opts));
   // Pinned: whatever the name resolves to now, the socket goes to the address just checked.
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [dest]);

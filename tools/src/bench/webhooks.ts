@@ -21,6 +21,10 @@ const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 3000);
 const PACED_RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 1000);
 const PACED_SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 3);
 const PRODUCERS = 8;
+const DRAIN_EVENTS = Number(process.env.BENCH_WEBHOOK_DRAIN_EVENTS ?? 2000);
+/** The far receiver's answer delay (ms) for the in-flight window figures. */
+const FAR_MS = Number(process.env.BENCH_WEBHOOK_FAR_MS ?? 5);
+const WINDOW = 16;
 const PG_URL = process.env.SOCIAL_LAYER_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 interface Receiver {
@@ -31,7 +35,7 @@ interface Receiver {
 }
 
 /** Answers 204 at once and notes when each event id arrived (no verification: the receiver is not what is measured). */
-async function startReceiver(): Promise<Receiver> {
+async function startReceiver(delayMs = 0): Promise<Receiver> {
   const received = new Map<string, number>();
   const self: Receiver = { url: '', received, onReceive: null, close: async () => {} };
   const server = http.createServer((req, res) => {
@@ -41,8 +45,13 @@ async function startReceiver(): Promise<Receiver> {
       const at = nowMs();
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: string };
       if (body.id && !received.has(body.id)) received.set(body.id, at);
-      res.writeHead(204).end();
-      self.onReceive?.();
+      const answer = () => {
+        res.writeHead(204).end();
+        self.onReceive?.();
+      };
+      // A receiver further away: the answer comes `delayMs` later (a network round trip).
+      if (delayMs > 0) setTimeout(answer, delayMs);
+      else answer();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -71,9 +80,10 @@ async function measureOurs(database: DatabaseConfig, dataDir: string) {
     const repo = server.store.webhookEvents;
     const db = server.store.database.db;
     const committed = new Map<string, number>();
-    const produce = async (i: number) => {
+    const produce = async (i: number): Promise<string> => {
       const id = await db.transaction().execute((tx) => repo.record(tx, app.id, 'LOBBY_MESSAGE_CREATE', { id: String(i), content: 'x'.repeat(64) }));
       committed.set(id, nowMs());
+      return id;
     };
 
     // Sustained: producers as fast as the database commits.
@@ -88,34 +98,70 @@ async function measureOurs(database: DatabaseConfig, dataDir: string) {
     const last = Math.max(...receiver.received.values());
     const loaded = [...committed].map(([id, at]) => receiver.received.get(id)! - at);
 
-    // Paced: a fixed rate, one commit every 1/rate seconds.
-    const pacedIds: string[] = [];
+    // Paced: a fixed rate, open loop: each commit starts at its due time whether or not the
+    // previous one has finished (a closed loop measured the database's commit latency instead:
+    // one PostgreSQL commit after another tops out near 650/s here).
+    const paced: Promise<string>[] = [];
     const pacedCount = PACED_RATE * PACED_SECONDS;
     const pacedStart = nowMs();
     for (let i = 0; i < pacedCount; i++) {
       const due = pacedStart + (i * 1000) / PACED_RATE;
       const wait = due - nowMs();
       if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-      const before = committed.size;
-      await produce(EVENTS + i);
-      pacedIds.push([...committed.keys()][before]!);
+      paced.push(produce(EVENTS + i));
     }
+    const pacedIds = await Promise.all(paced);
     const pacedElapsed = (nowMs() - pacedStart) / 1000;
     await until(() => receiver.received.size >= EVENTS + pacedCount, 120_000);
-    const paced = pacedIds.map((id) => receiver.received.get(id)! - committed.get(id)!);
+    const pacedLatency = pacedIds.map((id) => receiver.received.get(id)! - committed.get(id)!);
     return {
       eventsPerSec: EVENTS / ((last - start) / 1000),
       loadedP50: percentile(loaded, 50),
       loadedP99: percentile(loaded, 99),
       pacedRate: pacedCount / pacedElapsed,
-      pacedP50: percentile(paced, 50),
-      pacedP99: percentile(paced, 99),
+      pacedP50: percentile(pacedLatency, 50),
+      pacedP99: percentile(pacedLatency, 99),
     };
   } finally {
     await receiver.close();
     await server.close();
     if (database.dialect === 'postgres' && database.schema) {
       // The bench's own schema goes once the server (and its worker) has stopped.
+      const handle = await openDatabase(database);
+      await handle.db.schema.dropSchema(database.schema).ifExists().cascade().execute();
+      await handle.close();
+    }
+  }
+}
+
+/**
+ * The worker alone: a backlog of DRAIN_EVENTS is committed while the application's lease is held
+ * (so nothing is sent yet), then the lease is let go and the time to the last receipt is taken.
+ * No producer competes for the CPU; `delayMs` makes the receiver answer later, as one across a
+ * network would, and `maxInFlight` is the worker's window per application.
+ */
+async function measureDrain(database: DatabaseConfig, dataDir: string, o: { delayMs: number; maxInFlight: number }): Promise<number> {
+  const server = await startServer({ port: 0, dataDir, database, serveSamples: false, logLevel: 'error', rateLimits: false, webhooks: { allowLoopback: true, pollIntervalMs: 20, maxInFlight: o.maxInFlight } });
+  const receiver = await startReceiver(o.delayMs);
+  try {
+    const app = await server.createApplication({ name: 'bench-drain' });
+    await server.webhooks.update(app.id, { event_webhooks_url: receiver.url, event_webhooks_types: ['LOBBY_MESSAGE_CREATE'] });
+    const repo = server.store.webhookEvents;
+    const db = server.store.database.db;
+    await db.updateTable('webhook_settings').set({ lease_owner: 'bench-hold', lease_until: Date.now() + 600_000 }).where('application_id', '=', app.id).execute();
+    for (let i = 0; i < DRAIN_EVENTS; i += 100) {
+      await db.transaction().execute(async (tx) => {
+        for (let j = i; j < Math.min(DRAIN_EVENTS, i + 100); j++) await repo.record(tx, app.id, 'LOBBY_MESSAGE_CREATE', { id: String(j), content: 'x'.repeat(64) });
+      });
+    }
+    const start = nowMs();
+    await repo.releaseLease(app.id, 'bench-hold');
+    await until(() => receiver.received.size >= DRAIN_EVENTS, 300_000);
+    return DRAIN_EVENTS / ((Math.max(...receiver.received.values()) - start) / 1000);
+  } finally {
+    await receiver.close();
+    await server.close();
+    if (database.dialect === 'postgres' && database.schema) {
       const handle = await openDatabase(database);
       await handle.db.schema.dropSchema(database.schema).ifExists().cascade().execute();
       await handle.close();
@@ -166,7 +212,13 @@ export default async function bench(): Promise<BenchResult> {
       'sqlite: commit->receipt p50 ms (paced)': sqlite.pacedP50,
       'sqlite: commit->receipt p99 ms (paced)': sqlite.pacedP99,
     };
-    const notes = [`${EVENTS} events sustained by ${PRODUCERS} producers, then ${PACED_SECONDS} s paced at ${PACED_RATE}/s; one application (its queue is delivered in order, one request at a time).`];
+    figures['sqlite: drain events/s (worker alone, 1 in flight)'] = await measureDrain({ dialect: 'sqlite', file: join(dir, 'drain.sqlite') }, dir, { delayMs: 0, maxInFlight: 1 });
+    figures[`sqlite: drain events/s (receiver answers in ${FAR_MS} ms, 1 in flight)`] = await measureDrain({ dialect: 'sqlite', file: join(dir, 'far1.sqlite') }, dir, { delayMs: FAR_MS, maxInFlight: 1 });
+    figures[`sqlite: drain events/s (receiver answers in ${FAR_MS} ms, ${WINDOW} in flight)`] = await measureDrain({ dialect: 'sqlite', file: join(dir, 'far16.sqlite') }, dir, { delayMs: FAR_MS, maxInFlight: WINDOW });
+    const notes = [
+      `${EVENTS} events sustained by ${PRODUCERS} producers in the server's process, then ${PACED_SECONDS} s paced open-loop at ${PACED_RATE}/s; one application, delivered in order, one request at a time (the default).`,
+      `drain: ${DRAIN_EVENTS} events committed while the application's lease is held, then delivered by the worker alone; the far-receiver figures compare the default window (1) with webhooks.maxInFlight ${WINDOW}.`,
+    ];
     try {
       const pg = await measureOurs({ dialect: 'postgres', connectionString: PG_URL, schema: `bench_${randomBytes(4).toString('hex')}` }, dir);
       Object.assign(figures, {
@@ -178,6 +230,7 @@ export default async function bench(): Promise<BenchResult> {
         'postgres: commit->receipt p50 ms (paced)': pg.pacedP50,
         'postgres: commit->receipt p99 ms (paced)': pg.pacedP99,
       });
+      figures['postgres: drain events/s (worker alone, 1 in flight)'] = await measureDrain({ dialect: 'postgres', connectionString: PG_URL, schema: `bench_${randomBytes(4).toString('hex')}` }, dir, { delayMs: 0, maxInFlight: 1 });
     } catch (err) {
       notes.push(`PostgreSQL not measured: ${(err as Error).message}`);
     }

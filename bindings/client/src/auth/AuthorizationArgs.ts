@@ -8,6 +8,7 @@ import { AuthenticationCodeChallengeMethod, type IntegrationType } from '@social
 
 /** sdkpp::AuthorizationCodeChallenge: what AuthorizationArgs carries (method and challenge). */
 export class AuthorizationCodeChallenge {
+  /** The uninitialized value (the spec's null object): `valid()` is false. */
   static readonly nullobj: AuthorizationCodeChallenge = Object.freeze(new AuthorizationCodeChallenge(undefined, false)) as AuthorizationCodeChallenge;
   private method_: AuthenticationCodeChallengeMethod = AuthenticationCodeChallengeMethod.S256;
   private challenge_ = '';
@@ -19,21 +20,27 @@ export class AuthorizationCodeChallenge {
     }
   }
 
+  /** Whether this is a real value: false only for `nullobj` (the spec's `operator bool`). */
   valid(): boolean {
     return this.owned;
   }
+  /** A copy. */
   clone(): AuthorizationCodeChallenge {
     return new AuthorizationCodeChallenge(this);
   }
+  /** The PKCE method (S256). */
   method(): AuthenticationCodeChallengeMethod {
     return this.method_;
   }
+  /** Sets what `method()` returns. */
   setMethod(method: AuthenticationCodeChallengeMethod): void {
     this.method_ = method;
   }
+  /** The PKCE code challenge sent with the authorization request. */
   challenge(): string {
     return this.challenge_;
   }
+  /** Sets what `challenge()` returns. */
   setChallenge(challenge: string): void {
     this.challenge_ = challenge;
   }
@@ -41,14 +48,17 @@ export class AuthorizationCodeChallenge {
 
 /** sdkpp::AuthorizationCodeVerifier: made only by Client.createAuthorizationCodeVerifier(). */
 export class AuthorizationCodeVerifier {
+  /** The uninitialized value (the spec's null object): `valid()` is false. */
   static readonly nullobj: AuthorizationCodeVerifier = Object.freeze(new AuthorizationCodeVerifier(AuthorizationCodeChallenge.nullobj, '', false)) as AuthorizationCodeVerifier;
 
   /** @internal use Client.createAuthorizationCodeVerifier(). */
   constructor(private readonly challenge_: AuthorizationCodeChallenge, private readonly verifier_: string, private readonly owned = true) {}
 
+  /** Whether this is a real value: false only for `nullobj` (the spec's `operator bool`). */
   valid(): boolean {
     return this.owned;
   }
+  /** A copy. */
   clone(): AuthorizationCodeVerifier {
     return new AuthorizationCodeVerifier(this.challenge_.clone(), this.verifier_, this.owned);
   }
@@ -56,6 +66,7 @@ export class AuthorizationCodeVerifier {
   challenge(): AuthorizationCodeChallenge {
     return this.challenge_.clone();
   }
+  /** The PKCE code verifier the token exchange sends. */
   verifier(): string {
     return this.verifier_;
   }
@@ -63,6 +74,7 @@ export class AuthorizationCodeVerifier {
 
 /** sdkpp::AuthorizationArgs: the argument of Client.authorize(). */
 export class AuthorizationArgs {
+  /** The uninitialized value (the spec's null object): `valid()` is false. */
   static readonly nullobj: AuthorizationArgs = Object.freeze(new AuthorizationArgs(undefined, false)) as AuthorizationArgs;
   private clientId_: string | undefined;
   private scopes_ = '';
@@ -84,9 +96,11 @@ export class AuthorizationArgs {
     }
   }
 
+  /** Whether this is a real value: false only for `nullobj` (the spec's `operator bool`). */
   valid(): boolean {
     return this.owned;
   }
+  /** A copy. */
   clone(): AuthorizationArgs {
     return new AuthorizationArgs(this);
   }
@@ -95,6 +109,7 @@ export class AuthorizationArgs {
   clientId(): string | undefined {
     return this.clientId_;
   }
+  /** Sets what `clientId()` returns. */
   setClientId(clientId: string): void {
     this.clientId_ = clientId;
   }
@@ -102,6 +117,7 @@ export class AuthorizationArgs {
   scopes(): string {
     return this.scopes_;
   }
+  /** Sets what `scopes()` returns. */
   setScopes(scopes: string): void {
     this.scopes_ = scopes;
   }
@@ -109,6 +125,7 @@ export class AuthorizationArgs {
   state(): string | undefined {
     return this.state_;
   }
+  /** Sets what `state()` returns. */
   setState(state: string | undefined): void {
     this.state_ = state;
   }
@@ -116,18 +133,23 @@ export class AuthorizationArgs {
   nonce(): string | undefined {
     return this.nonce_;
   }
+  /** Sets what `nonce()` returns. */
   setNonce(nonce: string | undefined): void {
     this.nonce_ = nonce;
   }
+  /** The PKCE challenge to send; without one, authorize makes its own. */
   codeChallenge(): AuthorizationCodeChallenge | undefined {
     return this.codeChallenge_?.clone();
   }
+  /** Sets what `codeChallenge()` returns. */
   setCodeChallenge(challenge: AuthorizationCodeChallenge | undefined): void {
     this.codeChallenge_ = challenge?.clone();
   }
+  /** Install context to authorize for (guild or user install), if any. */
   integrationType(): IntegrationType | undefined {
     return this.integrationType_;
   }
+  /** Sets what `integrationType()` returns. */
   setIntegrationType(type: IntegrationType | undefined): void {
     this.integrationType_ = type;
   }
@@ -135,6 +157,7 @@ export class AuthorizationArgs {
   customSchemeParam(): string | undefined {
     return this.customSchemeParam_;
   }
+  /** Sets what `customSchemeParam()` returns. */
   setCustomSchemeParam(scheme: string | undefined): void {
     this.customSchemeParam_ = scheme;
   }
@@ -142,6 +165,7 @@ export class AuthorizationArgs {
 
 /** sdkpp::DeviceAuthorizationArgs: the argument of Client.getTokenFromDevice(). */
 export class DeviceAuthorizationArgs {
+  /** The uninitialized value (the spec's null object): `valid()` is false. */
   static readonly nullobj: DeviceAuthorizationArgs = Object.freeze(new DeviceAuthorizationArgs(undefined, false)) as DeviceAuthorizationArgs;
   private clientId_: string | undefined;
   private scopes_ = '';
@@ -153,21 +177,27 @@ export class DeviceAuthorizationArgs {
     }
   }
 
+  /** Whether this is a real value: false only for `nullobj` (the spec's `operator bool`). */
   valid(): boolean {
     return this.owned;
   }
+  /** A copy. */
   clone(): DeviceAuthorizationArgs {
     return new DeviceAuthorizationArgs(this);
   }
+  /** Application ID; when unset, the one from Client.setApplicationId is used. */
   clientId(): string | undefined {
     return this.clientId_;
   }
+  /** Sets what `clientId()` returns. */
   setClientId(clientId: string): void {
     this.clientId_ = clientId;
   }
+  /** The scopes to ask for, space-separated. */
   scopes(): string {
     return this.scopes_;
   }
+  /** Sets what `scopes()` returns. */
   setScopes(scopes: string): void {
     this.scopes_ = scopes;
   }

@@ -32,14 +32,19 @@ export interface TokenExchangeResult {
 
 /** The spec's ExchangeChildTokenCallback values (no refresh token). */
 export interface ChildTokenResult {
+  /** The child application's access token. */
   accessToken: string;
+  /** The token type (Bearer). */
   tokenType: AuthorizationTokenType;
+  /** Seconds until the token expires. */
   expiresIn: number;
+  /** The scopes granted, space-separated. */
   scopes: string;
 }
 
 /** The spec's FetchCurrentUserCallback values. */
 export interface CurrentUserResult {
+  /** The user ID. */
   id: string;
   /** The username (unique; generated for provisional accounts). */
   name: string;
@@ -52,6 +57,7 @@ export interface DeviceScreen {
    * `dismissed`, when given, is for the screen to call if the player closes it themselves.
    */
   open(info: { clientId: string; userCode: string; verificationUri: string; verificationUriComplete: string; expiresIn: number; dismissed?: () => void }): void;
+  /** Hides the code: the flow finished, failed or was aborted. */
   close(): void;
 }
 

@@ -6,12 +6,15 @@ import type { TokenExpiry } from './TokenExpiry.ts';
 
 /** What getProvisionalToken resolves with (the spec's TokenExchangeCallback values). */
 export interface TokenExchangeResult {
+  /** The access token (`Client.updateToken` takes it). */
   accessToken: string;
   /** Empty: provisional tokens come without a refresh token; ask for a new one instead. */
   refreshToken: string;
+  /** The token type (Bearer). */
   tokenType: AuthorizationTokenType;
   /** Seconds. */
   expiresIn: number;
+  /** The scopes granted, space-separated. */
   scopes: string;
 }
 

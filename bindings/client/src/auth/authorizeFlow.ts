@@ -15,6 +15,7 @@ export type AuthorizeOpener = (authorizeUrl: string, redirectUri: string, signal
 export interface AuthorizationResult {
   /** An authorization code, not a token: exchange it with getToken. */
   code: string;
+  /** The redirect URI the code was issued for (getToken needs the same). */
   redirectUri: string;
 }
 

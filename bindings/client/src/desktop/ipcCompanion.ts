@@ -1,6 +1,7 @@
 import type { User } from '@social-layer/protocol';
 import { companionSocketExists, RpcClient, RpcEvent } from '@social-layer/rpc';
 
+/** Options of `ipcDesktopCompanion`: which companion to find and where. */
 export interface IpcDesktopCompanionOptions {
   /** IPC name of the companion (`<name>-ipc-N`); default `social-layer`. */
   name?: string;

@@ -4,6 +4,7 @@ import {
   DispatchEvent,
   ErrorType,
   Limits,
+  SocialDispatchEvent,
   snowflakeTimestamp,
   type CreateOrJoinLobbyBody,
   type Lobby,
@@ -27,6 +28,7 @@ import type { Logger } from '../Logger.ts';
 import type { MessageRecord } from '../MessageCache.ts';
 import { MessageHandle } from '../MessageHandle.ts';
 import { checkLobbySecret, checkMessageContent, checkMetadata, checkSnowflake } from '../validation.ts';
+import { DisclosureTypes, type AdditionalContentType } from './linkedChannelTypes.ts';
 
 type LobbyEventName = 'lobbyCreated' | 'lobbyDeleted' | 'lobbyUpdated';
 type MemberEventName = 'lobbyMemberAdded' | 'lobbyMemberRemoved' | 'lobbyMemberUpdated';
@@ -68,6 +70,8 @@ export class Lobbies {
    * without this it would bring the lobby back until LOBBY_DELETE removed it again.
    */
   private readonly leftLobbies = new Set<string>();
+  /** Linked lobbies whose disclosure notice was injected already (once per lobby per client). */
+  private readonly disclosed = new Set<string>();
 
   constructor(private readonly host: LobbiesHost) {}
 
@@ -110,6 +114,11 @@ export class Lobbies {
     // Deleted locally now rather than when LOBBY_DELETE arrives, which then changes nothing.
     this.leftLobbies.add(lobbyId);
     this.removeLobby(lobbyId);
+  }
+
+  /** A lobby object from a REST answer (linking): applied unless the lobby was left meanwhile. */
+  applyRestLobby(lobby: Lobby): void {
+    if (!this.leftLobbies.has(lobby.id) && this.host.state.lobbies?.has(lobby.id)) this.applyLobby(lobby);
   }
 
   getLobbyHandle(lobbyId: string): LobbyHandle | undefined {
@@ -194,6 +203,29 @@ export class Lobbies {
       case DispatchEvent.LobbyMessageCreate:
         this.onLobbyMessage(data as LobbyMessage);
         return true;
+      case SocialDispatchEvent.LobbyMessageUpdate: {
+        // Moderation metadata, or an edit made in the linked channel.
+        const m = data as LobbyMessage;
+        this.host.rememberUser(m.author, true);
+        const cached = this.host.state.messages.get(m.id);
+        if (cached) {
+          const fresh = messageRecord(m);
+          cached.content = fresh.content;
+          cached.metadata = fresh.metadata;
+          cached.moderationMetadata = fresh.moderationMetadata;
+          if (fresh.editedTimestamp) cached.editedTimestamp = fresh.editedTimestamp;
+          if (fresh.additionalContent) cached.additionalContent = fresh.additionalContent;
+        }
+        this.host.events.emit('messageUpdated', m.id);
+        return true;
+      }
+      case LOBBY_MESSAGE_DELETE: {
+        // Deleted in the linked channel (ours: lobby messages have no delete of their own).
+        const d = data as { id: string; lobby_id: string };
+        this.host.state.messages.delete(d.id);
+        this.host.events.emit('messageDeleted', d.id, d.lobby_id);
+        return true;
+      }
       default:
         return false;
     }
@@ -246,9 +278,13 @@ export class Lobbies {
   private applyLobby(lobby: Lobby): void {
     const lobbies = this.host.state.lobbies;
     if (!lobbies) return;
-    this.rememberLobbyExtras(lobby);
+    const known = lobbies.has(lobby.id);
+    const linkChanged = this.rememberLobbyExtras(lobby);
     lobbies.upsertLobby(lobbySnapshot(lobby, this.host.state.selfId));
-    this.flushLobbyEvents();
+    const events = this.drainLobbyEvents();
+    // core-wasm's snapshot has no linked channel: a change of link alone is announced here.
+    if (known && linkChanged && !events.some((e) => e.event === 'lobbyUpdated' && e.lobbyId === lobby.id)) events.push({ event: 'lobbyUpdated', lobbyId: lobby.id });
+    for (const pending of events) this.emitLobbyEvent(pending);
   }
 
   private removeLobby(lobbyId: string): void {
@@ -283,13 +319,50 @@ export class Lobbies {
     this.host.rememberUser(message.author, true);
     const record = this.host.state.messages.put(messageRecord(message));
     if (record.announced) return;
+    if (message.linked_message?.origin === 'lobby') this.disclose(message);
     record.announced = true;
     this.host.events.emit('messageCreated', message.id);
   }
 
-  private rememberLobbyExtras(lobby: Lobby): void {
+  /** Returns whether the lobby's linked channel changed. */
+  private rememberLobbyExtras(lobby: Lobby): boolean {
     this.host.voice.onLobby(lobby);
     for (const member of lobby.members ?? []) this.rememberMemberExtras(lobby.id, member);
+    const links = this.host.state.linkedChannels;
+    const before = links.get(lobby.id);
+    const wire = lobby.linked_channel;
+    if (wire) links.set(lobby.id, { id: wire.id, name: wire.name, guildId: wire.guild_id });
+    else links.delete(lobby.id);
+    return before?.id !== wire?.id || before?.name !== wire?.name;
+  }
+
+  /**
+   * The first in-game message of a linked lobby that is visible outside the game gets a notice
+   * before it (social-sdk-api.md 5.2, DisclosureTypes): an English text the game may restyle,
+   * translate (check disclosureType()) or hide. Its ID is the message's minus one, so it sorts
+   * just before it; it is never sent anywhere.
+   */
+  private disclose(message: LobbyMessage): void {
+    const lobbyId = message.lobby_id;
+    if (this.disclosed.has(lobbyId)) return;
+    this.disclosed.add(lobbyId);
+    const channel = this.host.state.linkedChannels.get(lobbyId);
+    const id = (BigInt(message.id) - 1n).toString();
+    this.host.state.messages.put({
+      id,
+      channelId: lobbyId,
+      lobbyId,
+      authorId: '0',
+      applicationId: message.application_id ?? '0',
+      content: `Messages in this lobby are also visible outside the game, in #${channel?.name ?? message.linked_message?.channel_id ?? 'the linked channel'} on its server.`,
+      metadata: {},
+      moderationMetadata: {},
+      sentTimestamp: snowflakeTimestamp(message.id),
+      additionalName: null,
+      disclosureType: DisclosureTypes.MessageDataVisibleOnDiscord,
+      announced: true,
+    });
+    this.host.events.emit('messageCreated', id);
   }
 
   private rememberMemberExtras(lobbyId: string, member: LobbyMember): void {
@@ -318,10 +391,18 @@ export class Lobbies {
   }
 }
 
+/** Ours: a lobby message deleted in the linked channel. */
+const LOBBY_MESSAGE_DELETE = 'LOBBY_MESSAGE_DELETE';
+
 /** A lobby message as the cache and MessageHandle hold it. */
 export function messageRecord(message: LobbyMessage): MessageRecord {
   const parsed = Date.parse(message.timestamp);
+  const edited = message.edited_timestamp ? Date.parse(message.edited_timestamp) : 0;
+  const extra = message.additional_content;
   return {
+    ...(message.linked_message ? { linked: message.linked_message } : {}),
+    ...(extra ? { additionalContent: { type: extra.type as AdditionalContentType, title: extra.title, count: extra.count } } : {}),
+    ...(Number.isFinite(edited) && edited > 0 ? { editedTimestamp: edited } : {}),
     id: message.id,
     channelId: message.channel_id ?? message.lobby_id,
     lobbyId: message.lobby_id ?? '0',

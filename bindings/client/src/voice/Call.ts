@@ -16,9 +16,11 @@ import type { VoiceStates } from './VoiceStates.ts';
 export interface CallEvents {
   /** `errorDetail` is the voice gateway close code when one caused the change, else 0. */
   statusChanged: (status: CallStatus, error: CallError, errorDetail: number) => void;
+  /** A participant joined (`added` true) or left the call. */
   participantChanged: (userId: string, added: boolean) => void;
   /** A participant's VoiceStateHandle changed (self-mute, self-deaf). */
   voiceStateChanged: (userId: string) => void;
+  /** A participant started or stopped being heard. */
   speakingStatusChanged: (userId: string, isPlayingSound: boolean) => void;
 }
 
@@ -55,7 +57,9 @@ const PARTICIPANT_VOLUME_DEFAULT = 100;
  * reconnects.
  */
 export class Call {
+  /** The `CallStatus` values, as `Call.Status` (the spec's `Call::Status`). */
   static readonly Status = CallStatus;
+  /** The `CallError` values, as `Call.Error` (the spec's `Call::Error`). */
   static readonly Error = CallError;
 
   private current: CallStatus = CallStatus.Disconnected;
@@ -85,6 +89,7 @@ export class Call {
   /** @internal Created by Client.startCall / startCallWithAudioCallbacks. */
   constructor(
     private readonly host: CallHost,
+    /** The lobby whose call this is. */
     readonly lobbyId: string,
     private readonly audioCallbacks: { onReceived?: UserAudioReceivedCallback; onCaptured?: UserAudioCapturedCallback } = {},
   ) {
@@ -95,10 +100,12 @@ export class Call {
     this.selfDeaf = host.defaults.selfDeaf;
   }
 
+  /** The name of a `CallStatus` value (spec `Call::StatusToString`). */
   static statusToString(status: CallStatus): string {
     return callStatusToString(status);
   }
 
+  /** The name of a `CallError` value (spec `Call::ErrorToString`). */
   static errorToString(error: CallError): string {
     return callErrorToString(error);
   }
@@ -110,6 +117,7 @@ export class Call {
     return this.valid;
   }
 
+  /** Where the call is: Disconnected, Joining, Connecting, SignalingConnected, Connected, Reconnecting, Disconnecting. */
   getStatus(): CallStatus {
     return this.current;
   }
@@ -129,18 +137,21 @@ export class Call {
     return this.host.states.participants(this.lobbyId);
   }
 
+  /** A participant's voice state (muted, deafened), or undefined when they are not in the call. */
   getVoiceStateHandle(userId: string): VoiceStateHandle | undefined {
     return this.host.states.get(this.lobbyId, userId) ? new VoiceStateHandle(this.host.states, this.lobbyId, userId) : undefined;
   }
 
   // ---- audio settings --------------------------------------------------------------------------
 
+  /** Mutes or unmutes this user's microphone in this call. */
   setSelfMute(mute: boolean): void {
     this.selfMute = Boolean(mute);
     this.pipeline?.setSelfMute(this.selfMute);
     this.announceFlags();
   }
 
+  /** Whether this user's microphone is muted in this call. */
   getSelfMute(): boolean {
     return this.selfMute;
   }
@@ -152,16 +163,19 @@ export class Call {
     this.announceFlags();
   }
 
+  /** Whether this user is deafened in this call. */
   getSelfDeaf(): boolean {
     return this.selfDeaf;
   }
 
+  /** Sets how the microphone is gated: push-to-talk or voice activity. */
   setAudioMode(mode: AudioModeType): void {
     if (mode !== AudioModeType.MODE_VAD && mode !== AudioModeType.MODE_PTT) return;
     this.audioMode = mode;
     if (this.pipeline) this.pipeline.gate.mode = mode;
   }
 
+  /** How the microphone is gated: push-to-talk or voice activity. */
   getAudioMode(): AudioModeType {
     return this.audioMode;
   }
@@ -172,6 +186,7 @@ export class Call {
     this.pipeline?.gate.setPTTActive(this.pttActive, nowMs());
   }
 
+  /** Whether push-to-talk is held now. */
   getPTTActive(): boolean {
     return this.pttActive;
   }
@@ -182,6 +197,7 @@ export class Call {
     if (this.pipeline) this.pipeline.gate.pttReleaseDelayMs = this.pttReleaseDelay;
   }
 
+  /** How long (ms) the microphone stays open after push-to-talk is released. */
   getPTTReleaseDelay(): number {
     return this.pttReleaseDelay;
   }
@@ -193,6 +209,7 @@ export class Call {
     this.pipeline?.gate.setVADThreshold(this.vad.automatic, clamped);
   }
 
+  /** The voice-activity threshold settings (automatic, or a level in dB). */
   getVADThreshold(): VADThresholdSettings {
     return { ...this.vad };
   }
@@ -204,6 +221,7 @@ export class Call {
     this.pipeline?.setParticipantVolume(userId, v);
   }
 
+  /** How loud a participant is played, 0-200 (100 is as sent). */
   getParticipantVolume(userId: string): number {
     return this.volumes.get(userId) ?? PARTICIPANT_VOLUME_DEFAULT;
   }
@@ -215,6 +233,7 @@ export class Call {
     this.pipeline?.setLocalMute(userId, Boolean(mute));
   }
 
+  /** Whether a participant is muted for this user only. */
   getLocalMute(userId: string): boolean {
     return this.localMutes.has(userId);
   }
@@ -236,22 +255,27 @@ export class Call {
 
   // ---- events ------------------------------------------------------------------------------
 
+  /** Listens to a call event; returns a function that removes the listener. */
   on<K extends keyof CallEvents>(event: K, listener: CallEvents[K]): Unsubscribe {
     return this.events.on(event, listener);
   }
 
+  /** Spec shim: one listener for `statusChanged` (null removes it); `on` allows several. */
   setStatusChangedCallback(callback: CallEvents['statusChanged'] | null): void {
     this.setSlot('statusChanged', callback);
   }
 
+  /** Spec shim: one listener for `participantChanged` (null removes it). */
   setParticipantChangedCallback(callback: CallEvents['participantChanged'] | null): void {
     this.setSlot('participantChanged', callback);
   }
 
+  /** Spec shim: one listener for `speakingStatusChanged` (null removes it). */
   setSpeakingStatusChangedCallback(callback: CallEvents['speakingStatusChanged'] | null): void {
     this.setSlot('speakingStatusChanged', callback);
   }
 
+  /** Spec shim: one listener for `voiceStateChanged` (null removes it). */
   setOnVoiceStateChangedCallback(callback: CallEvents['voiceStateChanged'] | null): void {
     this.setSlot('voiceStateChanged', callback);
   }
@@ -365,7 +389,18 @@ export class Call {
 
   /** @internal VOICE_SERVER_UPDATE for this lobby. */
   onVoiceServer(update: VoiceServerUpdate): void {
+    const moved = this.connection !== undefined && this.server !== undefined && update.token !== this.server.token;
     this.server = update;
+    if (moved) {
+      // A new token while connected or resuming: the call moved to another node (its owner died,
+      // issue 18) or our voice seat is gone. The old voice session cannot come back; connect anew
+      // to the endpoint given (new voice session, new MLS group), through Reconnecting.
+      this.host.logger.info(`call ${this.lobbyId}: new voice server ${update.endpoint}: reconnecting`);
+      const old = this.connection;
+      this.connection = undefined;
+      old?.close();
+      this.transition(CallStatus.Reconnecting);
+    }
     this.maybeConnect();
   }
 

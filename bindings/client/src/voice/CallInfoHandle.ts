@@ -6,6 +6,7 @@ export class CallInfoHandle {
   /** @internal */
   constructor(
     private readonly states: VoiceStates,
+    /** The lobby whose call this is. */
     readonly lobbyId: string,
   ) {}
 
@@ -19,10 +20,12 @@ export class CallInfoHandle {
     return this.lobbyId;
   }
 
+  /** The IDs of the users in the call. */
   getParticipants(): string[] {
     return this.states.participants(this.lobbyId);
   }
 
+  /** A participant's voice state, or undefined when they are not in the call. */
   getVoiceStateHandle(userId: string): VoiceStateHandle | undefined {
     return this.states.get(this.lobbyId, userId) ? new VoiceStateHandle(this.states, this.lobbyId, userId) : undefined;
   }

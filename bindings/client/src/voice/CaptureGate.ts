@@ -3,7 +3,9 @@ import { AudioModeType } from './enums.ts';
 
 /** What setVADThreshold stores (the spec's VADThresholdSettings). */
 export interface VADThresholdSettings {
+  /** The level in dBFS (-100..0) above which the microphone opens, when not automatic. */
   vadThreshold: number;
+  /** Whether the threshold follows the noise floor by itself. */
   automatic: boolean;
 }
 

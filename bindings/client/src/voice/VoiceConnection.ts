@@ -1,4 +1,4 @@
-import { DaveSession } from '@social-layer/dave';
+import type { DaveSession } from '@social-layer/dave';
 import {
   DAVE_PROTOCOL_VERSION,
   SpeakingFlags,
@@ -117,13 +117,17 @@ export class VoiceConnection {
     private readonly logger: Logger,
     private readonly options: VoiceConnectionOptions,
   ) {
-    // MLS setup takes a moment: it runs while the socket opens.
-    this.davePending = DaveSession.create({
-      userId: server.userId,
-      callId: server.lobbyId,
-      protocolVersion: DAVE_PROTOCOL_VERSION,
-      core: pipeline.core,
-    });
+    // MLS setup takes a moment: it runs while the socket opens. @social-layer/dave (MLS, ts-mls and
+    // its curves, about a third of the client's bytes) is a dynamic import, so a browser bundle built
+    // with code splitting loads it as a chunk when the first call starts, not with the game.
+    this.davePending = import('@social-layer/dave').then(({ DaveSession }) =>
+      DaveSession.create({
+        userId: server.userId,
+        callId: server.lobbyId,
+        protocolVersion: DAVE_PROTOCOL_VERSION,
+        core: pipeline.core,
+      }),
+    );
     this.davePending.catch(() => undefined);
   }
 

@@ -17,11 +17,13 @@ export type MemberState = Record<string, string>;
 
 /** What the server tells a hosted game (`/games/config.json`), or what a game is built with. */
 export interface GameConfig {
+  /** The application (client) ID the game signs in with. */
   applicationId: string;
   /** Origin of the Social Layer API. Default: this page's origin. */
   apiBase?: string;
 }
 
+/** Options of `GameSession.start`. */
 export interface GameSessionOptions {
   /** Names this game's keys in localStorage (`socialLayer.<game>.*`): letters, digits, _ and -. */
   game: string;
@@ -41,10 +43,13 @@ export interface GameSessionOptions {
 
 /** A lobby member as the game draws it. */
 export interface SessionMember {
+  /** The member's user ID. */
   id: string;
   /** Display name, else username, else 'Player'. */
   name: string;
+  /** Whether they have a live connection now. */
   connected: boolean;
+  /** Whether this is the player. */
   self: boolean;
   /** Their member metadata; for this player, the newest state set (not the server's echo). */
   state: MemberState;
@@ -52,8 +57,11 @@ export interface SessionMember {
 
 /** How a game draws lobby members (`trackMembers`). */
 export interface MemberView<T> {
+  /** Makes the game object of a member who appeared. */
   create(member: SessionMember): T;
+  /** Brings a member's game object up to date (their state or connection changed). */
   update(item: T, member: SessionMember): void;
+  /** Removes the game object of a member who left. */
   destroy(item: T): void;
   /** After each pass over the members (refresh a list, ask for a frame). */
   synced?(): void;
@@ -61,6 +69,7 @@ export interface MemberView<T> {
 
 /** The live result of `trackMembers`: the game objects by member ID. */
 export interface MemberTracker<T> {
+  /** The game object of each member, by user ID. */
   readonly items: ReadonlyMap<string, T>;
   /** Runs a pass now. */
   sync(): void;
@@ -70,8 +79,11 @@ export interface MemberTracker<T> {
 
 /** What `showPanels` drives: an engine plugin's panel host (Phaser, Babylon.js, PlayCanvas). */
 export interface PanelHost {
+  /** Shows the chat and member list of a lobby. */
   showLobby(lobbyId: string, options?: ShowLobbyOptions): unknown;
+  /** Shows the friends panel and the invite toasts. */
   showFriends(options?: ShowFriendsOptions): unknown;
+  /** The lobby chat panel, while one is shown. */
   readonly chat: LobbyChatPanel | undefined;
   /** The overlay holding the panels (the three engine plugins have one). */
   readonly overlay?: LobbyOverlay | undefined;
@@ -89,12 +101,19 @@ const HISTORY_LIMIT = 50;
  * back as they were. The game keeps its engine and its drawing; everything social is here.
  */
 export class GameSession {
+  /** The connected Social Layer client (Ready). */
   readonly client: Client;
+  /** Which application and server the game uses. */
   readonly config: GameConfig;
+  /** This game's namespace in localStorage. */
   readonly storage: GameStorage;
+  /** The lobby the player is in. */
   readonly lobbyId: string;
+  /** The lobby's secret: what `?lobby=` in the invite link carries. */
   readonly secret: string;
+  /** The player's user ID. */
   readonly userId: string;
+  /** The lobby's voice chat (join, leave, push-to-talk, who is speaking). */
   readonly voice: VoiceChat;
   /** The player bar, when the options named a place for it. */
   readonly bar: PlayerBar | undefined;
@@ -337,6 +356,7 @@ export class GameSession {
   }
 }
 
+/** Reads which application and server a hosted game uses (`/games/config.json` of the platform that serves it). */
 export async function loadConfig(url = '/games/config.json'): Promise<GameConfig> {
   const response = await fetch(url, { cache: 'no-store' });
   if (!response.ok) throw new Error(`Could not load ${url}: HTTP ${response.status}`);

@@ -4,6 +4,7 @@
  * without storage too (private modes that throw, Node): values then last as long as the page.
  */
 export class GameStorage {
+  /** What every key of this game starts with in localStorage: `socialLayer.<game>.`. */
   readonly prefix: string;
   readonly #storage: Storage | undefined;
   readonly #memory = new Map<string, string>();
@@ -14,6 +15,7 @@ export class GameStorage {
     this.#storage = storage;
   }
 
+  /** The value stored under `key` in this game's namespace, or undefined. */
   get(key: string): string | undefined {
     try {
       return this.#storage?.getItem(this.prefix + key) ?? this.#memory.get(key);
@@ -22,6 +24,7 @@ export class GameStorage {
     }
   }
 
+  /** Stores `value` under `key` in this game's namespace. */
   set(key: string, value: string): void {
     this.#memory.set(key, value);
     try {
@@ -31,6 +34,7 @@ export class GameStorage {
     }
   }
 
+  /** Removes `key` from this game's namespace. */
   remove(key: string): void {
     this.#memory.delete(key);
     try {
@@ -63,6 +67,7 @@ export class GameStorage {
     }
   }
 
+  /** Stores a record of strings under `key` (JSON), as `getRecord` reads it. */
   setRecord(key: string, value: Record<string, string>): void {
     this.set(key, JSON.stringify(value));
   }

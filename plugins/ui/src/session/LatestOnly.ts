@@ -13,6 +13,7 @@ export class LatestOnly<T> {
     this.#onError = onError;
   }
 
+  /** Queues `value`: it runs after the one in flight, replacing any value still waiting. */
   push(value: T): void {
     this.#pending = { value };
     this.#running ??= this.#drain();

@@ -1,6 +1,7 @@
 import { Activity, ActivityParty, ActivitySecrets, ActivityTimestamps, type Client } from '@social-layer/client';
 import { LatestOnly } from './LatestOnly.ts';
 
+/** Options of the rich presence the session keeps in step with its lobby. */
 export interface LobbyPresenceOptions {
   /** The first line friends read. Default 'In the lobby'. */
   state?: string;

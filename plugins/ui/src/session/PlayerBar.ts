@@ -3,6 +3,7 @@ import { el, stopPropagation } from '../dom.ts';
 import { releaseStyles, retainStyles } from '../styles.ts';
 import type { GameSession } from './GameSession.ts';
 
+/** Options of `PlayerBar`. */
 export interface PlayerBarOptions {
   /** The push-to-talk key's `KeyboardEvent.code`, for the hint. Default 'KeyV'. */
   pushToTalkKey?: string;
@@ -15,6 +16,7 @@ export interface PlayerBarOptions {
  * push-to-talk hint. It wraps onto a second row on narrow screens instead of running off them.
  */
 export class PlayerBar {
+  /** The bar's root element (inside the container it was given). */
   readonly element: HTMLElement;
   readonly #status: HTMLElement;
   readonly #controls: HTMLElement;
@@ -58,6 +60,7 @@ export class PlayerBar {
     );
   }
 
+  /** Removes the bar and its listeners. */
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;

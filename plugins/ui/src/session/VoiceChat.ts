@@ -1,6 +1,7 @@
 import { CallStatus, type Call, type Client } from '@social-layer/client';
 import { PushToTalkKey } from '../PushToTalkKey.ts';
 
+/** Options of the session's voice chat (`GameSessionOptions.voice`). */
 export interface VoiceChatOptions {
   /** The push-to-talk key (`KeyboardEvent.code`). Default 'KeyV'. */
   pushToTalkKey?: string;
@@ -16,6 +17,7 @@ type ChangeListener = () => void;
  * the game keeps only its drawing.
  */
 export class VoiceChat {
+  /** The key held to talk (a `KeyboardEvent.code`, `KeyV` unless set). */
   readonly pushToTalkKey: string;
   readonly #client: Pick<Client, 'startCall' | 'endCall'>;
   readonly #lobbyId: string;
@@ -59,6 +61,7 @@ export class VoiceChat {
     return () => this.#changeListeners.delete(listener);
   }
 
+  /** Starts the lobby's call (or returns the one running) with push-to-talk on the key; undefined when no call can start. */
   join(): Call | undefined {
     if (this.#call) return this.#call;
     const call = this.#client.startCall(this.#lobbyId);
@@ -76,6 +79,7 @@ export class VoiceChat {
     return call;
   }
 
+  /** Leaves the call. */
   async leave(): Promise<void> {
     if (!this.#call) return;
     await this.#client.endCall(this.#lobbyId);

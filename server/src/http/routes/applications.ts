@@ -53,6 +53,8 @@ export const ApplicationSchema = Type.Object({
   event_webhooks_status: Type.Optional(Type.Integer()),
   event_webhooks_types: Type.Optional(Type.Array(Type.String())),
   event_webhooks_last_error: Type.Optional(Type.String()),
+  // Interactions (issue 13): the signed-POST endpoint, PING-verified.
+  interactions_endpoint_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 
 /**
@@ -75,6 +77,8 @@ export const ApplicationPatchSchema = Type.Object(
     event_webhooks_url: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
     event_webhooks_status: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
     event_webhooks_types: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 20 })),
+    // Interactions (issue 13): verified with PINGs (a forged one refused, a signed one answered type 1) before it is saved.
+    interactions_endpoint_url: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
   },
   { additionalProperties: true },
 );

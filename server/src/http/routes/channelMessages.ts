@@ -7,7 +7,9 @@ import { ApiError } from '../ApiError.ts';
 import { authenticate } from '../auth.ts';
 import { messageServiceFor, type MessageCaller, type UploadedFile } from '../../messages/MessageService.ts';
 import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from '../../messages/attachments.ts';
+import { readMultipartBody } from '../multipartBody.ts';
 import { Snowflake } from './guildRouteHelpers.ts';
+import { pollRoutes } from './pollRoutes.ts';
 import { BEARER_OR_BOT, NoContent, OptionalBody, Wire, parseWith } from '../schemas/index.ts';
 import type { APIMessage, APIUser } from 'discord-api-types/v10';
 
@@ -74,6 +76,8 @@ const CreateBody = Type.Object({
   })),
   sticker_ids: Type.Optional(Type.Array(Snowflake, { maxItems: 3 })),
   attachments: Type.Optional(Type.Array(AttachmentMeta, { maxItems: 10 })),
+  /** The public poll create request; taken as it is (the validator would strip unknown fields) and checked by messages/polls.ts with 50035 paths. */
+  poll: Type.Optional(Type.Unknown({ description: 'Poll create request: question {text}, answers [{poll_media: {text, emoji?}}], duration (hours), allow_multiselect, layout_type' })),
 });
 const EditBody = Type.Object({
   content: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
@@ -91,7 +95,7 @@ const HistoryQuery = Type.Object({
 });
 
 /** The public Message object (documentation; the handler's value is discord-api-types' APIMessage). */
-const MessageSchema = Wire<APIMessage>(Type.Object(
+export const MessageSchema = Wire<APIMessage>(Type.Object(
   {
     id: Snowflake,
     channel_id: Snowflake,
@@ -130,35 +134,10 @@ const SAFE_TYPES: Record<string, string> = {
   mp4: 'video/mp4', webm: 'video/webm', mp3: 'audio/mpeg', ogg: 'audio/ogg', wav: 'audio/wav', txt: 'text/plain; charset=utf-8',
 };
 
-/** Reads a multipart Create Message: `payload_json` checked like the JSON body, and each `files[n]`. */
+/** Reads a multipart Create Message (the shared reader, with `content` as a plain field too): `payload_json` checked like the JSON body, and each `files[n]`. */
 async function readUpload(req: FastifyRequest): Promise<{ payload: Static<typeof CreateBody>; files: UploadedFile[] }> {
-  let payload: unknown = {};
-  const files: UploadedFile[] = [];
-  let tooLarge = false;
-  for await (const part of req.parts()) {
-    if (part.type === 'field') {
-      if (part.fieldname === 'payload_json' && typeof part.value === 'string') {
-        try {
-          payload = JSON.parse(part.value);
-        } catch {
-          throw new ApiError(400, 50035, 'Invalid Form Body', { payload_json: { _errors: [{ code: 'BASE_TYPE_INVALID', message: 'payload_json is not JSON' }] } } as never);
-        }
-      } else if (part.fieldname === 'content' && typeof part.value === 'string') {
-        payload = { ...(payload as object), content: part.value };
-      }
-      continue;
-    }
-    const data = await part.toBuffer();
-    if (part.file.truncated || data.length > MAX_ATTACHMENT_BYTES) {
-      tooLarge = true;
-      continue;
-    }
-    const n = /^files\[(\d{1,2})\]$/.exec(part.fieldname)?.[1] ?? (part.fieldname === 'file' ? '0' : undefined);
-    if (n === undefined) continue;
-    files.push({ index: Number(n), filename: part.filename, contentType: part.mimetype || 'application/octet-stream', data });
-  }
-  if (tooLarge) throw new ApiError(413, 40005, 'Request entity too large');
-  return { payload: parseWith(CreateBody, payload), files };
+  const { body, files } = await readMultipartBody(req, { contentField: true });
+  return { payload: parseWith(CreateBody, body), files };
 }
 
 /** Rate budgets per caller (the public ones are per channel; ours are per caller and route family). */
@@ -169,13 +148,14 @@ export const MESSAGE_BULK = { bucket: 'messages.bulk', limit: 2, windowMs: 1_000
 
 /**
  * Who acts: a bot, or a user through a Bearer token with the `guilds` scope (the guild routes'
- * rule) or the `messages.read` scope for reading.
+ * rule). In DMs and group DMs MessageService also asks PrivateChannels.mayUse: no third-party
+ * Bearer token there, whatever its scopes.
  */
-async function messageCaller(req: FastifyRequest, ctx: ServerContext): Promise<MessageCaller> {
+export async function messageCaller(req: FastifyRequest, ctx: ServerContext): Promise<MessageCaller> {
   const p = await authenticate(req, ctx.store);
   if (p.kind === 'bot') return { userId: p.botUserId, bot: true, applicationId: p.applicationId };
   if (!p.scopes.includes('guilds')) throw new ApiError(403, 50001, 'Missing Access: the token lacks the guilds scope');
-  return { userId: p.userId, bot: false, applicationId: p.applicationId };
+  return { userId: p.userId, bot: false, applicationId: p.applicationId, scopes: p.scopes };
 }
 
 /** Messages in guild channels (issue 11): history, create, edit, delete, bulk delete, reactions, typing, pins. */
@@ -304,4 +284,6 @@ export function channelMessageRoutes(app: FastifyInstance, ctx: ServerContext): 
     await s.typing(await messageCaller(req, ctx), req.params.channel_id);
     void reply.code(204);
   });
+  // Poll votes, Get Answer Voters, End Poll (pollRoutes.ts).
+  pollRoutes(app, ctx);
 }

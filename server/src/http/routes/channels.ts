@@ -1,10 +1,19 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ServerContext } from '../../ServerContext.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
+import { privateChannelsFor, type PrivateCaller } from '../../messages/privateChannels.ts';
+import { principalOf } from '../auth.ts';
+
+/** The token behind a request guildCaller let through, for the DM gate (PrivateChannels.mayUse). */
+function privateWho(req: FastifyRequest): PrivateCaller {
+  const p = principalOf(req)!;
+  return { bot: p.kind === 'bot', applicationId: p.applicationId };
+}
 import { Described, DescribedList, GUILD_READ, GUILD_WRITE, PermissionString, Snowflake, guildCaller } from './guildRouteHelpers.ts';
 import { NoContent } from '../schemas/index.ts';
+import { setVoiceChannelStatus } from '../../voice/voiceChannelStatus.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 const ChannelParams = Type.Object({ channel_id: Type.String() });
@@ -30,6 +39,7 @@ const ChannelTypeSchema = Type.Union([Type.Literal(0), Type.Literal(2), Type.Lit
 export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const s = guildServicesFor(ctx.store, ctx.bus);
+  const dms = privateChannelsFor(ctx.store, ctx.bus);
 
   r.get('/api/v10/guilds/:guild_id/channels', { schema: { response: { 200: DescribedList('Channel') }, params: GuildParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const caller = await guildCaller(req, ctx);
@@ -72,13 +82,16 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
     const caller = await guildCaller(req, ctx);
-    await s.guilds.setVoiceStatus(caller.userId, req.params.channel_id, req.body.status);
+    // Connected = holding a seat in the channel's call on this node (guild calls live on one node).
+    const connected = ctx.voiceStates?.state(req.params.channel_id, caller.userId) !== undefined;
+    await setVoiceChannelStatus(ctx.store, ctx.bus, caller.userId, req.params.channel_id, req.body.status, connected);
     void reply.code(204);
   });
 
   r.get('/api/v10/channels/:channel_id', { schema: { response: { 200: Described('Channel') }, params: ChannelParams }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const caller = await guildCaller(req, ctx);
-    return s.guilds.getChannel(caller.userId, req.params.channel_id);
+    // A DM or group DM of full accounts (messages/privateChannels.ts) answers here too.
+    return (await dms.getChannel(caller.userId, req.params.channel_id, privateWho(req))) ?? s.guilds.getChannel(caller.userId, req.params.channel_id);
   });
 
   r.patch('/api/v10/channels/:channel_id', {
@@ -87,11 +100,11 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
     const caller = await guildCaller(req, ctx);
-    return s.guilds.modifyChannel(caller.userId, req.params.channel_id, req.body);
+    return (await dms.modifyChannel(caller.userId, req.params.channel_id, privateWho(req), req.body)) ?? s.guilds.modifyChannel(caller.userId, req.params.channel_id, req.body);
   });
 
   r.delete('/api/v10/channels/:channel_id', { schema: { response: { 200: Described('Channel') }, params: ChannelParams }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
     const caller = await guildCaller(req, ctx);
-    return s.guilds.deleteChannel(caller.userId, req.params.channel_id);
+    return (await dms.closeChannel(caller.userId, req.params.channel_id, privateWho(req))) ?? s.guilds.deleteChannel(caller.userId, req.params.channel_id);
   });
 }

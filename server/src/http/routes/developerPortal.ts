@@ -1,4 +1,5 @@
 import multipart from '@fastify/multipart';
+import { questServiceFor } from '../../quests/QuestService.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -99,7 +100,7 @@ export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext):
     if (!section) return unknownApp(reply);
     const app = await ctx.applications.toWire(row);
     try {
-      const outcome = await section.submit(formOf(req), { app, applications: ctx.applications, commerce: ctx.commerce });
+      const outcome = await section.submit(formOf(req), { app, applications: ctx.applications, commerce: ctx.commerce, quests: questServiceFor(ctx.store) });
       // A secret is shown in this response only; anything else redirects, so a reload cannot resend it.
       if ('secret' in outcome) {
         return pageHeaders(reply).send(portalAppPage({ app, csrf: me.csrf, origin: ctx.publicHttpUrl(), stateOf: section.id, state: outcome }));

@@ -7,6 +7,7 @@ import { authenticate, requireBot } from '../auth.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
 import { Described, DescribedList, GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller } from './guildRouteHelpers.ts';
 import { NoContent } from '../schemas/index.ts';
+import { attachmentStoreFor } from '../../messages/attachmentStoreFor.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 const GuildEmojiParams = Type.Object({ guild_id: Type.String(), emoji_id: Type.String() });
@@ -21,6 +22,8 @@ const EmojiImage = Type.String({ maxLength: 360_000, pattern: '^data:image/(png|
 export function emojiRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const s = guildServicesFor(ctx.store, ctx.bus);
+  // Images are stored like message attachments: the data folder's attachment store (issue 10).
+  if (ctx.dataDir && !s.emojis.files) s.emojis.files = attachmentStoreFor({ dataDir: ctx.dataDir });
   // An emoji image is larger than the JSON body limit elsewhere: these two routes take up to 400 KB.
   const imageBody = { bodyLimit: 400_000 };
 

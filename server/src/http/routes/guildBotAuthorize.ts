@@ -7,9 +7,10 @@ import { botAuthorizePage } from '../../pages/botAuthorizePage.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { formOf } from './accountPages.ts';
 import { FormField, HtmlPage, pageRoute, Redirect, Type } from '../schemas/index.ts';
+import { SCOPE_DESCRIPTIONS } from '../../oauth2/scopes.ts';
 
 /** The parameters the bot page's form carries back. */
-const BOT_PARAMS = ['client_id', 'scope', 'permissions', 'redirect_uri', 'state', 'disable_guild_select'];
+const BOT_PARAMS = ['client_id', 'scope', 'permissions', 'redirect_uri', 'state', 'disable_guild_select', 'response_type', 'code_challenge', 'code_challenge_method'];
 
 function authorization(ctx: ServerContext): BotAuthorization {
   return new BotAuthorization(ctx.store, guildServicesFor(ctx.store, ctx.bus));
@@ -27,6 +28,7 @@ function render(reply: FastifyReply, ctx: ServerContext, a: BotAuthorization, re
       ...(req.guildId ? { selected: req.guildId } : {}),
       lockGuild: req.disableGuildSelect && req.guildId !== undefined,
       permissions: a.permissionNames(req.permissions),
+      userScopes: req.userScopes.map((sc) => SCOPE_DESCRIPTIONS[sc] ?? sc),
       csrf: me.csrf,
       params,
       ...(error ? { error } : {}),
@@ -47,7 +49,10 @@ export async function botAuthorizeGet(ctx: ServerContext, req: FastifyRequest, r
   return render(reply, ctx, a, check, q, me, await a.manageableGuilds(me.user.id));
 }
 
-/** The bot page's decision: adds the bot to the chosen guild, then back to the redirect URI (if any) with guild_id and permissions. */
+/**
+ * The bot page's decision: adds the bot to the chosen guild, then back to the redirect URI (if
+ * any) with guild_id and permissions, and a code when user scopes were asked for too.
+ */
 export function guildBotAuthorizeRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(
     '/oauth2/authorize/bot',
@@ -56,12 +61,15 @@ export function guildBotAuthorizeRoutes(app: FastifyInstance, ctx: ServerContext
         summary: 'OAuth2 bot authorization decision (adds the bot to a guild)',
         body: Type.Object({
           client_id: FormField('Application ID'),
-          scope: FormField('bot, optionally applications.commands'),
+          scope: FormField('bot, optionally applications.commands; user scopes too with response_type=code'),
           permissions: FormField('Permission bitfield for the bot\'s managed role'),
           guild_id: FormField('The guild to add the bot to'),
           redirect_uri: FormField('A registered redirect URI (optional)'),
           state: FormField('Returned unchanged'),
           disable_guild_select: FormField('true keeps guild_id fixed'),
+          response_type: FormField('code, when user scopes come with bot'),
+          code_challenge: FormField('PKCE S256 challenge for that code'),
+          code_challenge_method: FormField('S256'),
           csrf: FormField('The page\'s CSRF token'),
           decision: FormField('allow or deny'),
         }),
@@ -93,6 +101,12 @@ export function guildBotAuthorizeRoutes(app: FastifyInstance, ctx: ServerContext
     }
     const result = await a.install(check, me.user.id, guildId);
     if (typeof result === 'string') return render(reply, ctx, a, check, q, me, await a.manageableGuilds(me.user.id), result, 400);
+    if (check.userScopes.length > 0) {
+      // Bot plus user scopes (the public advanced bot authorization): a code as well, whose token
+      // response carries the guild. check() made sure a registered redirect_uri is there.
+      const code = await ctx.oauth.approveBotCode({ ...check, redirectUri: check.redirectUri! }, me.user, guildId);
+      return reply.redirect(back({ code, guild_id: guildId, permissions: check.permissions.toString() }), 303);
+    }
     if (check.redirectUri) return reply.redirect(back({ guild_id: guildId, permissions: check.permissions.toString() }), 303);
     return pageHeaders(reply).send(messagePage(`${check.application.name} was added`, 'The bot is now a member of your server.', 'notice'));
   });

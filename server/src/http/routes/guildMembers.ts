@@ -60,8 +60,10 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
         roles: Type.Optional(Type.Array(Snowflake, { maxItems: 250 })),
         flags: Type.Optional(Type.Integer({ minimum: 0, maximum: 0xffff })),
         communication_disabled_until: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
+        // Server mute (MUTE_MEMBERS), deafen (DEAFEN_MEMBERS), move or disconnect (MOVE_MEMBERS, null): the member must be in voice (40032).
         mute: Type.Optional(Type.Boolean()),
         deaf: Type.Optional(Type.Boolean()),
+        channel_id: Type.Optional(Type.Union([Snowflake, Type.Null()])),
         // Modify Current Member's fields, for the encoded @me path.
         banner: Type.Optional(ImageData),
         avatar: Type.Optional(ImageData),

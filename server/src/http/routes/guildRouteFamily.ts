@@ -7,6 +7,7 @@ import { guildInviteRoutes } from './guildInvites.ts';
 import { guildMemberRoutes } from './guildMembers.ts';
 import { guildRoleRoutes } from './guildRoles.ts';
 import { guildRoutes } from './guilds.ts';
+import { primaryGuildRoutes } from './primaryGuild.ts';
 
 /** Every guild route (issue 10), registered by createHttpApp with one line. */
 export function guildRouteFamily(app: FastifyInstance, ctx: ServerContext): void {
@@ -17,4 +18,5 @@ export function guildRouteFamily(app: FastifyInstance, ctx: ServerContext): void
   guildInviteRoutes(app, ctx);
   guildBotAuthorizeRoutes(app, ctx);
   emojiRoutes(app, ctx);
+  primaryGuildRoutes(app, ctx);
 }

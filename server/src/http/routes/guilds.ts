@@ -6,6 +6,7 @@ import { Errors } from '../ApiError.ts';
 import { authenticate } from '../auth.ts';
 import { userConnections } from '../../guilds/connections.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
+import { GUILD_TAG_PATTERN } from '../../guilds/primaryGuild.ts';
 import { Described, DescribedList, GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller } from './guildRouteHelpers.ts';
 import { NoContent } from '../schemas/index.ts';
 
@@ -52,6 +53,9 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
         owner_id: Type.Optional(Snowflake),
         system_channel_id: Type.Optional(Type.Union([Snowflake, Type.Null()])),
         features: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })),
+        // The guild tag members may show as their `primary_guild` (spec: 1 to 4 characters); null removes it.
+        tag: Type.Optional(Type.Union([Type.String({ pattern: GUILD_TAG_PATTERN }), Type.Null()])),
+        badge: Type.Optional(ImageData),
       }),
     },
    

@@ -3,10 +3,11 @@ import { currentWebUser, pageHeaders } from '../../accounts/webSession.ts';
 import { messagePage } from '../../pages/accountPages.ts';
 import { skuListPage } from '../../pages/developerPortalSkus.ts';
 import type { ServerContext } from '../../ServerContext.ts';
-import { CommerceErrors, SkuFlags } from '../../commerce/index.ts';
+import { CommerceErrors, SkuFlags, SkuType } from '../../commerce/index.ts';
 import { ApiError } from '../ApiError.ts';
 import { authenticate, requireBearer } from '../auth.ts';
 import { BEARER, BEARER_OR_BOT as BOT_OR_BEARER, HtmlPage, Nullable, Redirect, Type, type TypeBoxTypeProvider } from '../schemas/index.ts';
+import { storefrontRoutes } from './storefront.ts';
 import { AppParams, COMMERCE_READ, EntitlementSchema, requireOwnBot, SkuParams, SkuSchema, SubscriptionSchema, TAGS } from './commerceRouteHelpers.ts';
 
 const CHECKOUT = { rateLimit: { bucket: 'commerce.checkout', limit: 10, windowMs: 10_000 } };
@@ -16,6 +17,8 @@ const PAGE_READ = { rateLimit: { bucket: 'pages.developers', limit: 300, windowM
 /** SKUs of an application (issue 14): the public list, and the portal's list page. */
 export function skuRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  // The players' side of the store (the web app's store page and checkout dialog).
+  storefrontRoutes(app, ctx);
 
   r.get(
     '/api/v10/applications/:applicationId/skus',
@@ -61,7 +64,7 @@ export function skuRoutes(app: FastifyInstance, ctx: ServerContext): void {
       if (!me) return reply.redirect(`/login?next=${encodeURIComponent(req.url.split('#')[0]!)}`, 303);
       const row = await ctx.applications.getOwned(req.params.id, me.user.id).catch(() => undefined);
       if (!row) return pageHeaders(reply).code(404).send(messagePage('Unknown application', 'There is no such application among yours.'));
-      return pageHeaders(reply).send(skuListPage({ app: { id: row.id, name: row.name }, csrf: me.csrf, testMode: await ctx.commerce.checkout.testMode(row.id), skus: await ctx.commerce.listSkus(row.id) }));
+      return pageHeaders(reply).send(skuListPage({ app: { id: row.id, name: row.name }, csrf: me.csrf, testMode: await ctx.commerce.checkout.testMode(row.id), skus: (await ctx.commerce.listSkus(row.id)).filter((s) => s.type !== SkuType.SubscriptionGroup) }));
     },
   );
 }

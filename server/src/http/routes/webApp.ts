@@ -1,5 +1,6 @@
 import { esc } from '../../pages/html.ts';
-import { access, readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { access, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Limits } from '@social-layer/protocol';
@@ -39,6 +40,25 @@ const WEB_DIST = resolve(fileURLToPath(new URL('../../../web/dist/', import.meta
 // voice.js: the client SDK for guild voice, imported by app.js only when the user joins voice.
 const ASSETS: Record<string, string> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8', 'voice.js': 'text/javascript; charset=utf-8' };
 
+/**
+ * The bundle in memory, read again only when its file changes (a rebuild during development):
+ * a stat per request instead of reading the whole bundle, and an ETag so a browser revalidating
+ * (`no-cache`) gets a 304 instead of the file again.
+ */
+const assetCache = new Map<string, { mtimeMs: number; size: number; body: string; etag: string }>();
+async function readAsset(name: string): Promise<{ body: string; etag: string } | undefined> {
+  const file = join(WEB_DIST, name);
+  const st = await stat(file).catch(() => undefined);
+  if (!st) return undefined;
+  const hit = assetCache.get(name);
+  if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit;
+  const body = await readFile(file, 'utf8').catch(() => undefined);
+  if (!body) return undefined;
+  const entry = { mtimeMs: st.mtimeMs, size: st.size, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+  assetCache.set(name, entry);
+  return entry;
+}
+
 /** Session tokens handed to the page live a day; the app exchanges again on a 401. */
 export const WEB_APP_TOKEN_TTL_SECONDS = Math.min(Limits.accessTokenTtlSeconds, 24 * 3600);
 
@@ -60,7 +80,7 @@ const SessionAnswer = Type.Object(
 // which would take the cookie and Origin with it.
 const CSRF_NOTE = 'Needs the `sl_session` cookie, an Origin header naming this server, and `X-CSRF-Token` with the /app page\'s `csrf-token` meta value.';
 
-function shell(csrf: string, wsOrigin: string): { html: string; csp: string } {
+function shell(csrf: string, wsOrigin: string, activityFrames: string): { html: string; csp: string } {
   const csp = [
     "default-src 'none'",
     // Voice (voice.js): the SDK compiles its WebAssembly (codec framing, E2EE) and loads its
@@ -71,6 +91,8 @@ function shell(csrf: string, wsOrigin: string): { html: string; csp: string } {
     `connect-src 'self' ${wsOrigin}`,
     "form-action 'self'",
     "frame-ancestors 'none'",
+    // Embedded apps (issue 17): activities are framed from <application_id>.<activity proxy host> only.
+    `frame-src ${activityFrames}`,
     "base-uri 'none'",
   ].join('; ');
   const html = `<!doctype html>
@@ -110,7 +132,8 @@ export async function webAppRoutes(app: FastifyInstance, ctx: ServerContext): Pr
     const headers = reply.header('cache-control', 'no-store').header('x-frame-options', 'DENY').header('referrer-policy', 'same-origin').header('x-content-type-options', 'nosniff');
     if (!built) return headers.code(503).type('text/plain; charset=utf-8').send('The web app is not built: run `npm run build`.');
     const wsOrigin = new URL(ctx.publicWsUrl()).origin;
-    const { html, csp } = shell(me.csrf, wsOrigin);
+    const proxy = ctx.activityProxyHost?.() ?? 'activities.localhost';
+    const { html, csp } = shell(me.csrf, wsOrigin, `${new URL(ctx.publicHttpUrl()).protocol}//*.${proxy}`);
     return headers.header('content-security-policy', csp).type('text/html; charset=utf-8').send(html);
   };
   const pageRouteOf = (summary: string) =>
@@ -124,16 +147,18 @@ export async function webAppRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       summary: 'The web app\'s bundle (app.js, app.css, voice.js)',
       tags: ['pages'],
       params: Type.Object({ name: Type.String({ pattern: '^(app\\.(js|css)|voice\\.js)$', description: 'app.js, app.css or voice.js' }) }),
-      response: { 200: { description: 'The file', content: { 'text/javascript': { schema: Type.String() }, 'text/css': { schema: Type.String() } } } },
+      response: { 200: { description: 'The file', content: { 'text/javascript': { schema: Type.String() }, 'text/css': { schema: Type.String() } } }, 304: Type.Unsafe<void>({ type: 'null', description: 'Unchanged since the ETag the browser holds (revalidation)' }) },
     },
     validatorCompiler: pageRoute({ summary: '' }).validatorCompiler,
     config: { rateLimit: ASSET_LIMIT },
   }, async (req, reply) => {
     const name = req.params.name;
     const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
-    const body = type ? await readFile(join(WEB_DIST, name), 'utf8').catch(() => undefined) : undefined;
-    if (!type || !body) throw Errors.notFound();
-    return reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').type(type).send(body);
+    const asset = type ? await readAsset(name) : undefined;
+    if (!type || !asset) throw Errors.notFound();
+    void reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').header('etag', asset.etag);
+    if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.type(type).send(asset.body);
   });
 
   r.post('/app/session', {

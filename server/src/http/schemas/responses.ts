@@ -55,6 +55,12 @@ export const UserSchema = Wire<User>(
       is_provisional: Type.Boolean({ description: 'True for provisional (guest) accounts' }),
       premium_type: Type.Optional(Type.Integer()),
       application_profiles: Type.Optional(Type.Array(ApplicationProfileSchema, { description: 'On the user\'s own object: its game profiles for the token\'s application' })),
+      primary_guild: Type.Optional(
+        Type.Object(
+          { identity_guild_id: Type.Union([Snowflake(), Type.Null()]), identity_enabled: Type.Union([Type.Boolean(), Type.Null()]), tag: NullableStr, badge: NullableStr },
+          { description: 'The guild tag (1 to 4 characters) the user shows beside their name; present once they chose one' },
+        ),
+      ),
     },
     { title: 'User' },
   ),
@@ -103,6 +109,9 @@ export const LobbyMessageSchema = Wire<LobbyMessage>(
       flags: Type.Integer(),
       application_id: Snowflake(),
       timestamp: Type.String({ description: 'ISO 8601' }),
+      linked_message: Type.Optional(Type.Object({ id: Snowflake(), channel_id: Snowflake(), guild_id: Snowflake(), origin: Type.String() }, { description: 'Ours: the copy in the linked channel; origin lobby or channel' })),
+      edited_timestamp: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+      additional_content: Type.Optional(Type.Object({ type: Type.Integer(), count: Type.Integer(), title: Type.Optional(Type.String()) }, { description: 'Ours: AdditionalContentType and count of what a lobby cannot show' })),
     },
     { title: 'LobbyMessage' },
   ),

@@ -9,6 +9,15 @@ import { m0007_application_profiles } from './0007_application_profiles.ts';
 import { m0008_messages } from './0008_messages.ts';
 import { m0009_commerce } from './0009_commerce.ts';
 import { m0010_obfuscation_toggle } from './0010_obfuscation_toggle.ts';
+import { m0011_primary_guild } from './0011_primary_guild.ts';
+import { m0012_search_automod_audit } from './0012_search_automod_audit.ts';
+import { m0013_group_dms } from './0013_group_dms.ts';
+import { m0014_interactions } from './0014_interactions.ts';
+import { m0015_subscription_groups } from './0015_subscription_groups.ts';
+import { m0016_quests } from './0016_quests.ts';
+import { m0017_linked_channels } from './0017_linked_channels.ts';
+import { m0018_activities } from './0018_activities.ts';
+import { m0019_message_polls } from './0019_message_polls.ts';
 
 /**
  * Schema migrations, one file each, written with kysely's schema builder so the same steps run
@@ -25,6 +34,15 @@ const migrations: Record<string, Migration> = {
   '0008_messages': m0008_messages,
   '0009_commerce': m0009_commerce,
   '0010_obfuscation_toggle': m0010_obfuscation_toggle,
+  '0011_primary_guild': m0011_primary_guild,
+  '0012_search_automod_audit': m0012_search_automod_audit,
+  '0013_group_dms': m0013_group_dms,
+  '0014_interactions': m0014_interactions,
+  '0015_subscription_groups': m0015_subscription_groups,
+  '0016_quests': m0016_quests,
+  '0017_linked_channels': m0017_linked_channels,
+  '0018_activities': m0018_activities,
+  '0019_message_polls': m0019_message_polls,
 };
 
 export const migrationProvider: MigrationProvider = {

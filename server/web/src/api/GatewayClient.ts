@@ -6,7 +6,17 @@ export type DispatchListener = (event: string, data: unknown) => void;
 
 /** The guild events the app shows: guilds, channels, roles, members and invites. */
 // GUILD_VOICE_STATES: who is in each voice channel (VoicePanel's list).
-const INTENTS = Intent.Guilds | Intent.GuildMembers | Intent.GuildInvites | Intent.GuildVoiceStates;
+// Messages (views/messages): guild and DM messages, reactions and typing. A user session gets
+// content without MESSAGE_CONTENT (the rule is for apps), so the privileged intent is not asked.
+const INTENTS = Intent.Guilds | Intent.GuildMembers | Intent.GuildInvites | Intent.GuildVoiceStates |
+  Intent.GuildMessages | Intent.GuildMessageReactions | Intent.GuildMessageTyping | Intent.DirectMessages | Intent.DirectMessageReactions | Intent.DirectMessageTyping;
+
+/** Every client's dispatches, for views that are not handed the client (the channel view). */
+const anyClient = new Set<DispatchListener>();
+export function onDispatch(listener: DispatchListener): () => void {
+  anyClient.add(listener);
+  return () => void anyClient.delete(listener);
+}
 
 /**
  * The public Gateway (v10, JSON), identified with the session token. The app keeps no resume
@@ -78,6 +88,7 @@ export class GatewayClient {
       case Op.Dispatch:
         if (frame.t === 'READY') this.retries = 0;
         for (const l of this.listeners) l(frame.t, frame.d);
+        for (const l of anyClient) l(frame.t, frame.d);
         break;
       default:
         break;

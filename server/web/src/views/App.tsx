@@ -8,6 +8,11 @@ import { GuildRail } from './GuildRail.tsx';
 import { GuildView } from './GuildView.tsx';
 import { Home } from './Home.tsx';
 import { InviteAccept } from './InviteAccept.tsx';
+import { CheckoutHost, StorePage, SubscriptionsPage } from './store/index.ts';
+import { InteractionHost } from './interactions/index.ts';
+import { QuestsPage } from './quests/index.ts';
+import { DmView } from './messages/index.ts';
+import { ActivityLauncher, ActivityView } from './activity/index.ts';
 
 /** Gateway events that change what a guild's page shows. */
 const GUILD_EVENTS = /^(CHANNEL_(CREATE|UPDATE|DELETE)|GUILD_MEMBER_(ADD|UPDATE|REMOVE)|GUILD_ROLE_(CREATE|UPDATE|DELETE)|GUILD_UPDATE)$/;
@@ -52,6 +57,11 @@ export function App({ store, gateway }: { store: AppState; gateway: GatewayClien
   const guild = openGuild ? state.guilds?.find((g) => g.id === openGuild) : undefined;
   let main;
   if (route.name === 'invite') main = <InviteAccept store={store} code={route.code} />;
+  else if (route.name === 'store') main = <StorePage key={route.applicationId} applicationId={route.applicationId} />;
+  else if (route.name === 'subscriptions') main = <SubscriptionsPage />;
+  else if (route.name === 'quests') main = <QuestsPage key={route.applicationId} applicationId={route.applicationId} />;
+  else if (route.name === 'dms') main = <DmView channelId={route.channelId} />;
+  else if (route.name === 'activity') main = <ActivityView key={route.applicationId} applicationId={route.applicationId} />;
   else if (route.name === 'guild') {
     if (!state.guilds) main = <Empty>Loading…</Empty>;
     else if (!guild) main = <Empty>You are not a member of this guild.</Empty>;
@@ -70,6 +80,9 @@ export function App({ store, gateway }: { store: AppState; gateway: GatewayClien
         )}
         {main}
       </div>
+      <CheckoutHost />
+      <InteractionHost />
+      <ActivityLauncher />
     </div>
   );
 }

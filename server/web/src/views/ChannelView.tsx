@@ -1,14 +1,15 @@
 import { Empty, Icon } from '../components/ui.tsx';
-import type { APIGuildMember } from 'discord-api-types/v10';
+import type { APIGuildMember, APIRole } from 'discord-api-types/v10';
 import { isVoice, type GuildChannel } from '../model/channels.ts';
 import { VoicePanel } from './VoicePanel.tsx';
+import { MessagePane } from './messages/index.ts';
+import { ActivityShelf } from './activity/index.ts';
 
 /**
- * The open channel. Messages, commands and activities arrive with their own issues and render
- * here; until then the channel shows its name and topic. A voice channel offers "Join voice"
- * (VoicePanel).
+ * The open channel: a text channel's messages (messages/MessagePane), a voice channel's "Join
+ * voice" (VoicePanel). Commands and activities arrive with their own issues and render here.
  */
-export function ChannelView({ channel, members = [], inVoice = [] }: { channel: GuildChannel | null; members?: readonly APIGuildMember[]; inVoice?: readonly string[] }) {
+export function ChannelView({ channel, members = [], inVoice = [], guildId = null, roles = [], channels = [] }: { channel: GuildChannel | null; members?: readonly APIGuildMember[]; inVoice?: readonly string[]; guildId?: string | null; roles?: readonly APIRole[]; channels?: readonly GuildChannel[] }) {
   if (!channel) return <Empty>This guild has no channel you can see.</Empty>;
   const topic = channel.topic;
   return (
@@ -21,9 +22,12 @@ export function ChannelView({ channel, members = [], inVoice = [] }: { channel: 
         {topic && <p class="muted">{topic}</p>}
       </header>
       {isVoice(channel) ? (
-        <VoicePanel key={channel.id} channelId={channel.id} members={members} inVoice={inVoice} />
+        <>
+          <VoicePanel key={channel.id} channelId={channel.id} members={members} inVoice={inVoice} />
+          <ActivityShelf key={`shelf-${channel.id}`} channelId={channel.id} guildId={guildId} />
+        </>
       ) : (
-        <Empty>This is the start of #{channel.name}.</Empty>
+        <MessagePane key={channel.id} channelId={channel.id} channelName={`#${channel.name}`} guildId={guildId} members={members} roles={roles} channels={channels} />
       )}
     </section>
   );

@@ -56,7 +56,7 @@ export function GuildView({ store, guild, detail, channelId }: { store: AppState
         <div class="pane pane-channel">
           {panel === 'invite' && <InvitePanel store={store} channelId={inviteChannel} onClose={() => setPanel(null)} />}
           {panel === 'bot' && <AddBotPanel guildId={guild.id} onClose={() => setPanel(null)} />}
-          <ChannelView channel={channel} members={detail.members} inVoice={channel ? Object.keys(store.state.voice[guild.id] ?? {}).filter((u) => store.state.voice[guild.id]![u] === channel.id) : []} />
+          <ChannelView channel={channel} members={detail.members} guildId={guild.id} roles={detail.roles} channels={detail.channels} inVoice={channel ? Object.keys(store.state.voice[guild.id] ?? {}).filter((u) => store.state.voice[guild.id]![u] === channel.id) : []} />
         </div>
         <div class="pane pane-members">
           <MemberList guildId={guild.id} members={detail.members} roles={detail.roles} ownerId={detail.guild.owner_id} />

@@ -3,6 +3,7 @@ import { Button, Panel, TextField } from '../components/ui.tsx';
 import type { AppState } from '../state/AppState.ts';
 import { navigate } from '../state/router.ts';
 import { currentUser } from '../api/session.ts';
+import { LobbyShelf } from './activity/index.ts';
 
 /** No guild open: a welcome and the form that creates a guild (POST /guilds). */
 export function Home({ store, guildCount }: { store: AppState; guildCount: number }) {
@@ -36,6 +37,7 @@ export function Home({ store, guildCount }: { store: AppState; guildCount: numbe
           </div>
         </form>
       </Panel>
+      <LobbyShelf />
     </main>
   );
 }

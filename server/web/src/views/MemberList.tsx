@@ -1,9 +1,12 @@
 import type { APIGuildMember, APIRole } from 'discord-api-types/v10';
 import { Avatar } from '../components/ui.tsx';
 import { memberGroups, memberName, roleColor } from '../model/members.ts';
+import { currentUser } from '../api/session.ts';
+import { messageUser } from './messages/index.ts';
 
 /** The guild's members grouped by hoisted role, each with their roles (model/members.ts). */
 export function MemberList({ guildId, members, roles, ownerId }: { guildId: string; members: APIGuildMember[]; roles: APIRole[]; ownerId?: string }) {
+  const meId = currentUser()?.id;
   return (
     <aside class="members" aria-label="Members" id="member-list">
       {memberGroups(members, roles, guildId).map((group) => (
@@ -37,6 +40,11 @@ export function MemberList({ guildId, members, roles, ownerId }: { guildId: stri
                     </span>
                   )}
                 </div>
+                {member.user.id !== meId && !member.user.bot && (
+                  <button type="button" class="msg-action member-message" title={`Message ${memberName(member)}`} onClick={() => void messageUser(member.user.id)}>
+                    Message
+                  </button>
+                )}
               </li>
             ))}
           </ul>

@@ -1,46 +1,38 @@
 import type { APIGuildMember } from 'discord-api-types/v10';
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { sessionToken } from '../api/session.ts';
+import { useEffect, useState } from 'preact/hooks';
 import { Avatar, Button, Notice } from '../components/ui.tsx';
 import { memberName } from '../model/members.ts';
 import type { VoiceSession } from '../voice/voiceCall.ts';
-
-/** Where the on-demand voice bundle is served (build.mjs writes it beside app.js). */
-const VOICE_BUNDLE = '/app/assets/voice.js';
-type VoiceModule = typeof import('../voice/voiceCall.ts');
-let loading: Promise<VoiceModule> | null = null;
-/** The SDK comes in its own file, fetched the first time someone joins voice. */
-function loadVoice(): Promise<VoiceModule> {
-  loading ??= (import(/* @vite-ignore */ VOICE_BUNDLE) as Promise<VoiceModule>).catch((e: unknown) => {
-    loading = null;
-    throw e;
-  });
-  return loading;
-}
+import { adoptCall, joinCall, leaveCall, releaseCall, watchCall } from './voiceCallHolder.ts';
 
 const STATUS_TEXT = ['Not connected', 'Joining…', 'Connecting…', 'Connecting…', 'Connected', 'Reconnecting…', 'Leaving…'];
 
 /**
  * A guild voice channel: "Join voice" starts the channel's call through the client SDK, then the
  * panel lists who is in the channel with a speaking indicator, and talking is push-to-talk (hold
- * V, or hold the Talk button). Leaving the channel's page leaves the call.
+ * V, or hold the Talk button). Leaving the channel's page leaves the call, unless the channel's
+ * activity takes it over (voiceCallHolder.ts: the call is held outside the view).
  */
 export function VoicePanel({ channelId, members, inVoice }: { channelId: string; members: readonly APIGuildMember[]; inVoice: readonly string[] }) {
-  const [session, setSession] = useState<VoiceSession | null>(null);
+  const [session, setSession] = useState<VoiceSession | null>(() => adoptCall(channelId));
   const [joining, setJoining] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [, setTick] = useState(0);
   const rerender = () => setTick((n) => n + 1);
-  const current = useRef<VoiceSession | null>(null);
 
-  // Another channel, or away from the guild: leave the call.
-  useEffect(
-    () => () => {
-      void current.current?.leave();
-      current.current = null;
-    },
-    [channelId],
-  );
+  // The held call (this channel's, kept by its activity, or none) and its changes; another
+  // channel, or away from the guild: the call is released (left unless an activity adopts it).
+  useEffect(() => {
+    setSession(adoptCall(channelId));
+    const off = watchCall(() => {
+      setSession(adoptCall(channelId));
+      rerender();
+    });
+    return () => {
+      off();
+      releaseCall(channelId);
+    };
+  }, [channelId]);
 
   // E2EE readiness (the DAVE group keys) has no event of its own: look again twice a second.
   useEffect(() => {
@@ -53,10 +45,7 @@ export function VoicePanel({ channelId, members, inVoice }: { channelId: string;
     setJoining(true);
     setError(null);
     try {
-      const mod = await loadVoice();
-      const s = await mod.joinVoice(channelId, await sessionToken(), rerender);
-      current.current = s;
-      setSession(s);
+      setSession(await joinCall(channelId));
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {
@@ -64,10 +53,8 @@ export function VoicePanel({ channelId, members, inVoice }: { channelId: string;
     }
   };
   const leave = async () => {
-    const s = current.current;
-    current.current = null;
     setSession(null);
-    await s?.leave();
+    await leaveCall();
   };
 
   const byId = new Map(members.filter((m) => m.user).map((m) => [m.user!.id, m]));

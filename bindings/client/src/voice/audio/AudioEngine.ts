@@ -4,8 +4,11 @@ import { WORKLET_SOURCE } from './worklets.ts';
 
 /** The spec's AudioDevice. */
 export interface AudioDevice {
+  /** The device ID (`setInputDevice`/`setOutputDevice` take it). */
   id: string;
+  /** Its label, for people. */
   name: string;
+  /** Whether it is the system's default device. */
   isDefault: boolean;
 }
 
@@ -16,10 +19,13 @@ type DeviceKind = 'audioinput' | 'audiooutput';
 
 /** The capture processing switches of the Client (setEchoCancellation, ...). */
 export interface AudioProcessingSettings {
+  /** The browser's echo cancellation on the microphone. */
   echoCancellation: boolean;
+  /** The browser's noise suppression on the microphone. */
   noiseSuppression: boolean;
   /** The native SDK's Krisp switch; browsers have no Krisp, so it asks for their noise suppression. */
   noiseCancellation: boolean;
+  /** The browser's automatic gain control on the microphone. */
   autoGainControl: boolean;
 }
 

@@ -1,0 +1,43 @@
+import type { FastifyRequest } from 'fastify';
+import { MAX_ATTACHMENT_BYTES } from '../messages/attachments.ts';
+import { ApiError } from './ApiError.ts';
+
+/** One file of a multipart request (`files[n]`, or `file` as files[0]). */
+export interface MultipartFile { index: number; filename: string; contentType: string; data: Buffer }
+
+/**
+ * A body as JSON, or the public multipart form: `payload_json` (the JSON body) and `files[n]`
+ * (`content` as a plain field too where `contentField` is set, as Create Message takes it).
+ * A file over 10 MiB is cut off at the limit and answered 413 / 40005. The one multipart reader of
+ * the message-carrying routes; call it only after the caller is authenticated, since it buffers
+ * up to the scope's limits (10 files of ~10 MiB).
+ */
+export async function readMultipartBody(req: FastifyRequest, opts: { contentField?: boolean } = {}): Promise<{ body: unknown; files: MultipartFile[] }> {
+  if (!req.isMultipart()) return { body: req.body, files: [] };
+  let body: unknown = {};
+  const files: MultipartFile[] = [];
+  let tooLarge = false;
+  for await (const part of req.parts()) {
+    if (part.type === 'field') {
+      if (part.fieldname === 'payload_json' && typeof part.value === 'string') {
+        try {
+          body = JSON.parse(part.value);
+        } catch {
+          throw new ApiError(400, 50035, 'Invalid Form Body', { payload_json: { _errors: [{ code: 'BASE_TYPE_INVALID', message: 'payload_json is not JSON' }] } } as never);
+        }
+      } else if (opts.contentField && part.fieldname === 'content' && typeof part.value === 'string') {
+        body = { ...(body as object), content: part.value };
+      }
+      continue;
+    }
+    const data = await part.toBuffer();
+    if (part.file.truncated || data.length > MAX_ATTACHMENT_BYTES) {
+      tooLarge = true;
+      continue;
+    }
+    const n = /^files\[(\d{1,2})\]$/.exec(part.fieldname)?.[1] ?? (part.fieldname === 'file' ? '0' : undefined);
+    if (n !== undefined) files.push({ index: Number(n), filename: part.filename, contentType: part.mimetype || 'application/octet-stream', data });
+  }
+  if (tooLarge) throw new ApiError(413, 40005, 'Request entity too large');
+  return { body, files };
+}

@@ -1,0 +1,353 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userTopic } from '../src/events/EventBus.ts';
+import { RedisEventBus } from '../src/events/RedisEventBus.ts';
+import { resumeKeys } from '../src/events/resumeKeys.ts';
+import type { DatabaseConfig } from '../src/index.ts';
+import { cleanupTempDirs, databaseConfigs, dropTestSchemas, RawGateway, startTestServer, tempDir, type TestServer } from './harness.ts';
+
+/**
+ * Gateway Resume (issue 18), one suite over both session stores (DESIGN.md convention 5): this
+ * node's memory, and Redis, where the session also resumes on another node, including after the
+ * node it was on is killed with SIGKILL. Real nodes, real PostgreSQL and Redis, raw sockets.
+ */
+const REDIS_URL = process.env.SOCIAL_LAYER_TEST_REDIS ?? 'redis://127.0.0.1:6379';
+/** This file's own keys and channels on the shared Redis. */
+const PREFIX = `t18:${randomBytes(4).toString('hex')}:`;
+const NODE_SCRIPT = join(fileURLToPath(new URL('.', import.meta.url)), 'gatewayNode.ts');
+/** Long enough for a few HTTP requests on a loaded machine between the cut and the Resume. */
+const RESUME_WINDOW_MS = 8000;
+const MAX_BUFFERED = 50;
+
+const servers: TestServer[] = [];
+const buses: RedisEventBus[] = [];
+const children = new Set<ChildProcess>();
+
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  for (const s of servers) await s.close().catch(() => {});
+  for (const b of buses) await b.close();
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${PREFIX}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+  cleanupTempDirs();
+  await dropTestSchemas();
+});
+
+async function redisBus(): Promise<RedisEventBus> {
+  const bus = new RedisEventBus(REDIS_URL, PREFIX);
+  await bus.ready();
+  buses.push(bus);
+  return bus;
+}
+
+const nodeOptions = { rateLimits: false, resumeWindowMs: RESUME_WINDOW_MS, maxBufferedDispatches: MAX_BUFFERED } as const;
+
+async function redisNode(database: DatabaseConfig): Promise<TestServer> {
+  const node = await startTestServer({ ...nodeOptions, database, redisUrl: REDIS_URL, bus: await redisBus() });
+  servers.push(node);
+  return node;
+}
+
+function gatewayUrl(httpUrl: string): string {
+  return `${httpUrl.replace(/^http/, 'ws')}/gateway?v=10&encoding=json`;
+}
+
+async function openGateway(httpUrl: string): Promise<RawGateway> {
+  const g = new RawGateway(gatewayUrl(httpUrl));
+  await g.next((f) => f.op === 10);
+  return g;
+}
+
+interface Players {
+  alice: { token: string; userId: string };
+  bob: { token: string; userId: string };
+  lobbyId: string;
+}
+
+/** Alice and Bob in one lobby: Bob's lobby messages are dispatches on Alice's user topic. */
+async function players(node: TestServer): Promise<Players> {
+  const alice = await node.guest('Alice');
+  const bob = await node.guest('Bob');
+  const secret = `resume-${randomBytes(6).toString('hex')}`;
+  const lobby = (await node.req('PUT', '/lobbies', { token: alice.token, body: { secret } })).body;
+  expect((await node.req('PUT', '/lobbies', { token: bob.token, body: { secret } })).status).toBe(200);
+  return { alice, bob, lobbyId: lobby.id };
+}
+
+async function say(node: TestServer, p: Players, content: string): Promise<void> {
+  const r = await node.req('POST', `/lobbies/${p.lobbyId}/messages`, { token: p.bob.token, body: { content } });
+  expect(r.status).toBe(200);
+}
+
+function lastSeq(g: RawGateway): number {
+  return Math.max(0, ...g.frames.filter((f) => typeof f.s === 'number').map((f) => f.s as number));
+}
+
+/** Every dispatch a client saw over its sockets numbers 1, 2, 3, ... with no gap and no repeat. */
+function expectContiguous(frames: any[]): void {
+  const seqs = frames.filter((f) => f.op === 0).map((f) => f.s as number);
+  expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+}
+
+function messages(frames: any[]): string[] {
+  return frames.filter((f) => f.t === 'LOBBY_MESSAGE_CREATE').map((f) => f.d.content as string);
+}
+
+function resume(g: RawGateway, token: string, sessionId: string, seq: number): void {
+  g.send({ op: 6, d: { token, session_id: sessionId, seq } });
+}
+
+/** Frames the first socket got, then the second's (the resumed session continues the numbering). */
+function joined(before: RawGateway, after: RawGateway): any[] {
+  const seen = before.frames.filter((f) => f.op === 0);
+  return [...seen, ...after.frames.filter((f) => f.op === 0)];
+}
+
+interface Mode {
+  name: string;
+  /** Where the client identifies, and where it resumes. */
+  nodes(): Promise<{ first: TestServer; second: TestServer }>;
+}
+
+const memory: { node?: TestServer } = {};
+const cluster: { a?: TestServer; b?: TestServer; database?: DatabaseConfig } = {};
+
+async function clusterNodes(): Promise<{ a: TestServer; b: TestServer; database: DatabaseConfig }> {
+  if (!cluster.a) {
+    // One PostgreSQL schema for both nodes (tracked by the harness and dropped afterwards).
+    cluster.database = databaseConfigs().find((c) => c.name === 'postgres')!.config();
+    cluster.a = await redisNode(cluster.database);
+    cluster.b = await redisNode(cluster.database);
+  }
+  return { a: cluster.a, b: cluster.b!, database: cluster.database! };
+}
+
+const modes: Mode[] = [
+  {
+    name: 'memory, same node',
+    async nodes() {
+      if (!memory.node) servers.push((memory.node = await startTestServer({ ...nodeOptions })));
+      return { first: memory.node, second: memory.node };
+    },
+  },
+  {
+    name: 'redis, same node',
+    async nodes() {
+      const { a } = await clusterNodes();
+      return { first: a, second: a };
+    },
+  },
+  {
+    name: 'redis, other node',
+    async nodes() {
+      const { a, b } = await clusterNodes();
+      return { first: a, second: b };
+    },
+  },
+];
+
+describe.each(modes)('Gateway Resume ($name)', (mode) => {
+  it('sends every dispatch missed while cut, in order, once, then RESUMED, and numbers on', async () => {
+    const { first, second } = await mode.nodes();
+    const p = await players(first);
+    const g1 = await openGateway(first.server.url);
+    const ready = await g1.identify(p.alice.token);
+    await say(second, p, 'before-1');
+    await say(first, p, 'before-2');
+    await g1.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'before-2');
+    g1.terminate();
+    // Published while the client is away, through both nodes.
+    for (let i = 1; i <= 5; i++) await say(i % 2 ? second : first, p, `missed-${i}`);
+    const g2 = await openGateway(second.server.url);
+    resume(g2, p.alice.token, ready.session_id, lastSeq(g1));
+    const resumed = await g2.next((f) => f.t === 'RESUMED', 15_000);
+    await say(second, p, 'after-1');
+    await g2.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'after-1', 15_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const all = joined(g1, g2);
+    expectContiguous(all);
+    expect(messages(all)).toEqual(['before-1', 'before-2', 'missed-1', 'missed-2', 'missed-3', 'missed-4', 'missed-5', 'after-1']);
+    // RESUMED follows the replayed frames; the live one after it continues the numbering.
+    expect(messages(g2.frames.filter((f) => f.op === 0 && f.s < resumed.s))).toEqual(['missed-1', 'missed-2', 'missed-3', 'missed-4', 'missed-5']);
+    g2.ws.close(1000);
+  });
+
+  it('closes with 4007 when the seq is ahead of the session', async () => {
+    const { first, second } = await mode.nodes();
+    const p = await players(first);
+    const g1 = await openGateway(first.server.url);
+    const ready = await g1.identify(p.alice.token);
+    g1.terminate();
+    const g2 = await openGateway(second.server.url);
+    resume(g2, p.alice.token, ready.session_id, lastSeq(g1) + 10);
+    expect(await g2.closed(15_000)).toBe(4007);
+    // The session is still there for a correct Resume.
+    const g3 = await openGateway(second.server.url);
+    resume(g3, p.alice.token, ready.session_id, lastSeq(g1));
+    await g3.next((f) => f.t === 'RESUMED', 15_000);
+    g3.ws.close(1000);
+  });
+
+  it('answers op 9 for an unknown session, another user\'s token, a cleanly closed session and an expired one', async () => {
+    const { first, second } = await mode.nodes();
+    const p = await players(first);
+    const unknown = await openGateway(second.server.url);
+    resume(unknown, p.alice.token, randomBytes(16).toString('hex'), 0);
+    expect((await unknown.next((f) => f.op === 9, 15_000)).d).toBe(false);
+
+    const g1 = await openGateway(first.server.url);
+    const ready = await g1.identify(p.alice.token);
+    g1.terminate();
+    const wrong = await openGateway(second.server.url);
+    resume(wrong, p.bob.token, ready.session_id, lastSeq(g1));
+    await wrong.next((f) => f.op === 9, 15_000);
+
+    const clean = await openGateway(first.server.url);
+    const cleanReady = await clean.identify(p.alice.token);
+    clean.ws.close(1000);
+    await clean.closed();
+    await new Promise((r) => setTimeout(r, 300));
+    const afterClean = await openGateway(second.server.url);
+    resume(afterClean, p.alice.token, cleanReady.session_id, lastSeq(clean));
+    await afterClean.next((f) => f.op === 9, 15_000);
+
+    // The first session's window ends: nothing resumes it any more, on any node.
+    await new Promise((r) => setTimeout(r, RESUME_WINDOW_MS + 1500));
+    const late = await openGateway(second.server.url);
+    resume(late, p.alice.token, ready.session_id, lastSeq(g1));
+    await late.next((f) => f.op === 9, 15_000);
+  }, 60_000);
+
+  it('takes the session from a half-open socket, which is closed without ending it', async () => {
+    const { first, second } = await mode.nodes();
+    const p = await players(first);
+    const g1 = await openGateway(first.server.url);
+    const ready = await g1.identify(p.alice.token);
+    await say(first, p, 'one');
+    await g1.next((f) => f.t === 'LOBBY_MESSAGE_CREATE');
+    // The old socket stays open (as a half-open one would, from the server's side).
+    const g2 = await openGateway(second.server.url);
+    resume(g2, p.alice.token, ready.session_id, lastSeq(g1));
+    await g2.next((f) => f.t === 'RESUMED', 15_000);
+    expect(await g1.closed(15_000)).toBe(4009);
+    await say(first, p, 'two');
+    await g2.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'two', 15_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(messages(g2.frames)).toEqual(['two']);
+    expectContiguous(joined(g1, g2));
+    g2.ws.close(1000);
+  });
+});
+
+/** Starts a node as a child process (so it can be SIGKILLed) and waits for its ready line. */
+async function childNode(database: DatabaseConfig): Promise<{ child: ChildProcess; url: string }> {
+  const cfg = { database, dataDir: tempDir(), redisUrl: REDIS_URL, prefix: PREFIX, resumeWindowMs: RESUME_WINDOW_MS };
+  const child = spawn(process.execPath, ['--import', 'tsx', NODE_SCRIPT, JSON.stringify(cfg)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  child.on('exit', () => children.delete(child));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`node did not start: ${stderr}`)), 90_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) {
+        clearTimeout(timer);
+        resolve({ child, url: JSON.parse(line).url });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`node exited ${code}: ${stderr}`)));
+  });
+}
+
+describe('Gateway Resume across nodes (Redis)', () => {
+  let a: TestServer;
+  let b: TestServer;
+  let database: DatabaseConfig;
+  beforeAll(async () => {
+    ({ a, b, database } = await clusterNodes());
+  }, 120_000);
+
+  it('resumes on another node after the first is killed with SIGKILL: nothing lost, nothing twice', async () => {
+    const killed = await childNode(database);
+    const p = await players(b);
+    const g1 = await openGateway(killed.url);
+    const ready = await g1.identify(p.alice.token);
+    // The resume URL is the public one every node shares, not the killed node's own socket.
+    expect(ready.resume_gateway_url).toBe(gatewayUrl(killed.url).replace(/\?.*$/, ''));
+    for (let i = 1; i <= 3; i++) await say(b, p, `live-${i}`);
+    await g1.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'live-3', 15_000);
+    await new Promise<void>((r) => {
+      killed.child.once('exit', () => r());
+      killed.child.kill('SIGKILL');
+    });
+    // Nobody holds the session now: these are kept by the bus in Alice's user stream.
+    for (let i = 1; i <= 4; i++) await say(i % 2 ? a : b, p, `gap-${i}`);
+    const g2 = await openGateway(b.server.url);
+    resume(g2, p.alice.token, ready.session_id, lastSeq(g1));
+    await g2.next((f) => f.t === 'RESUMED', 15_000);
+    await say(a, p, 'after');
+    await g2.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'after', 15_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const all = joined(g1, g2);
+    expectContiguous(all);
+    expect(messages(all)).toEqual(['live-1', 'live-2', 'live-3', 'gap-1', 'gap-2', 'gap-3', 'gap-4', 'after']);
+    // The token is kept as a hash only.
+    const redis = new Redis(REDIS_URL);
+    try {
+      const record = await redis.hgetall(resumeKeys.session(PREFIX, ready.session_id));
+      expect(record.th).toMatch(/^[0-9a-f]{64}$/);
+      expect(JSON.stringify(record)).not.toContain(p.alice.token);
+    } finally {
+      await redis.quit();
+    }
+    g2.ws.close(1000);
+  }, 150_000);
+
+  it('matches the token with or without its Bearer prefix across nodes', async () => {
+    const p = await players(a);
+    const g1 = await openGateway(a.server.url);
+    const ready = await g1.identify(`Bearer ${p.alice.token}`);
+    g1.terminate();
+    const g2 = await openGateway(b.server.url);
+    resume(g2, p.alice.token, ready.session_id, lastSeq(g1));
+    await g2.next((f) => f.t === 'RESUMED', 15_000);
+    g2.ws.close(1000);
+  });
+
+  it('bounds the session and user streams by count; a Resume from before what is kept gets op 9', async () => {
+    const p = await players(a);
+    const g1 = await openGateway(a.server.url);
+    const ready = await g1.identify(p.alice.token);
+    const bus = await redisBus();
+    bus.streamUserTopics({ maxLen: MAX_BUFFERED, ttlMs: 60_000 });
+    const total = 6 * MAX_BUFFERED;
+    for (let i = 1; i <= total; i++) bus.publish(userTopic(a.app.id, p.alice.userId), { t: 'TEST_EVENT', json: JSON.stringify({ i }) });
+    await g1.next((f) => f.t === 'TEST_EVENT' && f.d.i === total, 30_000);
+    const redis = new Redis(REDIS_URL);
+    try {
+      // MAXLEN ~ trims whole stream nodes (100 entries by default): at least MAX_BUFFERED stay, at most a node more.
+      const sessionLen = await redis.xlen(resumeKeys.sessionStream(PREFIX, ready.session_id));
+      const userLen = await redis.xlen(resumeKeys.userStream(PREFIX, userTopic(a.app.id, p.alice.userId)));
+      expect(sessionLen).toBeGreaterThanOrEqual(MAX_BUFFERED);
+      expect(sessionLen).toBeLessThanOrEqual(MAX_BUFFERED + 100);
+      expect(userLen).toBeGreaterThanOrEqual(MAX_BUFFERED);
+      expect(userLen).toBeLessThanOrEqual(MAX_BUFFERED + 100);
+      expect(lastSeq(g1)).toBeGreaterThan(total);
+    } finally {
+      await redis.quit();
+    }
+    g1.terminate();
+    const g2 = await openGateway(b.server.url);
+    resume(g2, p.alice.token, ready.session_id, 1);
+    expect((await g2.next((f) => f.op === 9, 15_000)).d).toBe(false);
+  }, 60_000);
+});

@@ -1,0 +1,103 @@
+/**
+ * Interleaved rounds: ours and the peer take turns round by round (the order alternating), so
+ * both see the same machine load. Benchmarks here run on cores shared with other work; measuring
+ * one side after the other would compare two different machines.
+ */
+import WebSocket, { WebSocketServer } from 'ws';
+import { nowMs } from '../stats.ts';
+
+export interface Receipt {
+  handler?: (key: string, at: number) => void;
+}
+
+export interface Side {
+  name: string;
+  receivers: number;
+  receipt: Receipt;
+  /** Starts one fan-out of `key`; resolves when the sender's part is done (e.g. the HTTP response). */
+  trigger: (round: number, key: string) => Promise<void> | void;
+}
+
+export interface SideSample {
+  /** Round start to each receipt, ms. */
+  receipts: number[];
+  /** Round start to the round's last receipt, ms. */
+  lastReceipts: number[];
+  /** Round start to the trigger's own completion (for ours: the HTTP response), ms. */
+  triggerDone: number[];
+  /**
+   * This process's CPU time (user + system) over each round, ms. Latency on a shared machine
+   * mostly measures the other tenants; CPU per round is the work each side itself costs.
+   */
+  cpu: number[];
+}
+
+async function oneRound(side: Side, round: number, key: string, out: SideSample | null): Promise<void> {
+  const times: number[] = [];
+  const done = new Promise<void>((resolve) => {
+    side.receipt.handler = (k, at) => {
+      if (k !== key) return;
+      times.push(at);
+      if (times.length === side.receivers) resolve();
+    };
+  });
+  const c0 = process.cpuUsage();
+  const t0 = nowMs();
+  await side.trigger(round, key);
+  const triggered = nowMs();
+  await done;
+  const c = process.cpuUsage(c0);
+  side.receipt.handler = undefined;
+  if (!out) return;
+  out.cpu.push((c.user + c.system) / 1000);
+  for (const t of times) out.receipts.push(t - t0);
+  out.lastReceipts.push(Math.max(...times) - t0);
+  out.triggerDone.push(triggered - t0);
+}
+
+/** `warmup + rounds` rounds; in each, every side runs once, the first side rotating. */
+export async function interleavedRounds(sides: Side[], warmup: number, rounds: number, key: (side: string, round: number) => string): Promise<Record<string, SideSample>> {
+  const out: Record<string, SideSample> = {};
+  for (const s of sides) out[s.name] = { receipts: [], lastReceipts: [], triggerDone: [], cpu: [] };
+  for (let i = 0; i < warmup + rounds; i++) {
+    for (let j = 0; j < sides.length; j++) {
+      const side = sides[(i + j) % sides.length]!;
+      await oneRound(side, i, key(side.name, i), i >= warmup ? out[side.name]! : null);
+    }
+  }
+  return out;
+}
+
+/**
+ * The peer: a bare `ws` server holding `sockets` loopback clients. `broadcast(frame)` writes the
+ * frame to every socket; each client parses it and reports `extract(parsed)` to `receipt`.
+ */
+export async function rawBroadcaster(sockets: number, extract: (parsed: any) => string): Promise<{ receipt: Receipt; broadcast: (frame: string) => void; close: () => Promise<void> }> {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await new Promise<void>((r) => wss.once('listening', () => r()));
+  const port = (wss.address() as { port: number }).port;
+  const receipt: Receipt = {};
+  const clients: WebSocket[] = [];
+  const accepted = new Promise<void>((resolve) => {
+    let n = 0;
+    wss.on('connection', () => {
+      if (++n === sockets) resolve();
+    });
+  });
+  for (let i = 0; i < sockets; i++) {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}`);
+    ws.on('message', (data) => receipt.handler?.(extract(JSON.parse(data.toString())), nowMs()));
+    clients.push(ws);
+  }
+  await accepted;
+  return {
+    receipt,
+    broadcast: (frame) => {
+      for (const ws of wss.clients) ws.send(frame);
+    },
+    close: async () => {
+      for (const c of clients) c.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+    },
+  };
+}
