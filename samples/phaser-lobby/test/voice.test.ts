@@ -32,9 +32,20 @@ function callState(page: Page) {
   });
 }
 
+/** What each side of the call is doing now, for a failure's message: which side keeps the ring on. */
+async function diagnose(pages: Record<string, Page>, about: string): Promise<string> {
+  const out: Record<string, unknown> = {};
+  for (const [name, page] of Object.entries(pages)) {
+    out[name] = await page.evaluate((id) => {
+      const call = window.__socialLayerSample.voice?.call;
+      return call && { mode: call.getAudioMode(), ptt: call.getPTTActive(), speaking: call.isSpeaking(id), ring: window.__socialLayerSample.isSpeakingShown(id), level: call.getPlaybackLevel(), stats: call.mediaStats, at: performance.now() };
+    }, about);
+  }
+  return JSON.stringify(out);
+}
 
 describe('phaser-lobby voice in Chromium', () => {
-  it('push-to-talk from one page is heard on the other, with the speaking ring', { timeout: 120_000 }, async () => {
+  it('push-to-talk from one page is heard on the other, with the speaking ring', { timeout: 180_000 }, async () => {
     const a = await openPlayer('A', `${t.server.url}/games/phaser-lobby/`);
     const b = await openPlayer('B', a.url());
     const infoA = await info(a);
@@ -92,10 +103,34 @@ describe('phaser-lobby voice in Chromium', () => {
     await b.screenshot({ path: join(RESULTS_DIR, 'phaser-voice-listener.png') });
     await a.screenshot({ path: join(RESULTS_DIR, 'phaser-voice-speaker.png') });
 
-    // Released again: B goes quiet and the ring goes off. Audio already queued on a loaded
-    // machine (the whole suite runs two workers) drains first: the property is that it stops.
+    // Released again: A stops sending, and once nothing more arrives B's ring goes off and B goes
+    // quiet. On a loaded machine (the whole suite runs two workers) packets already in flight,
+    // queued behind a busy page's tasks, arrive late; how late is the machine's, so each link of
+    // the chain is checked on its own: A's sent count holds still, then B's received count, then
+    // the ring is off within 5 s (idle detection is 200 ms after the jitter buffer empties).
     await a.keyboard.up('v');
-    await expect.poll(() => b.evaluate((id) => window.__socialLayerSample.isSpeakingShown(id), infoA.userId), { timeout: 20_000 }).toBe(false);
+    const released = await diagnose({ a, b }, infoA.userId);
+    const fail = async (what: string, error: unknown) => {
+      throw new Error(`${what}: at release ${released}, now ${await diagnose({ a, b }, infoA.userId)}`, { cause: error });
+    };
+    const stat = (page: Page, name: 'framesSent' | 'packetsReceived') => page.evaluate((key) => window.__socialLayerSample.voice?.call?.mediaStats?.[key] ?? -1, name);
+    /** Resolves once `read` gives the same number a whole second apart. */
+    const stillFor1s = async (read: () => Promise<number>, timeoutMs: number) => {
+      const deadline = Date.now() + timeoutMs;
+      for (let last = await read(); ; ) {
+        await a.waitForTimeout(1_000);
+        const now = await read();
+        if (now === last) return;
+        if (Date.now() > deadline) throw new Error(`still changing after ${timeoutMs} ms (${last} -> ${now})`);
+        last = now;
+      }
+    };
+    await stillFor1s(() => stat(a, 'framesSent'), 30_000).catch((error) => fail('A kept sending after release', error));
+    await stillFor1s(() => stat(b, 'packetsReceived'), 60_000).catch((error) => fail("B kept receiving after A's sending stopped", error));
+    await expect
+      .poll(() => b.evaluate((id) => window.__socialLayerSample.isSpeakingShown(id), infoA.userId), { timeout: 5_000 })
+      .toBe(false)
+      .catch((error) => fail("A's speaking ring stayed on for B after the last packet", error));
     // Audio already captured may still drain on a loaded machine; what matters is that it stops:
     // within 10 s, a whole half second on B is silent.
     await expect

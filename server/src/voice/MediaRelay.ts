@@ -58,6 +58,8 @@ export interface RelayStats {
   relayed: number;
   forwarded: number;
   dropped: number;
+  /** Packets not sent to a receiver whose transport was backed up (WebRTC buffer bound). */
+  congested: number;
 }
 
 /**
@@ -70,7 +72,7 @@ export class MediaRelay {
   readonly participants = new Map<string, RelayParticipant>();
   /** The same participants as an array, rebuilt on join/leave: the per-packet loop avoids Map iteration. */
   private list: RelayParticipant[] = [];
-  readonly stats: RelayStats = { relayed: 0, forwarded: 0, dropped: 0 };
+  readonly stats: RelayStats = { relayed: 0, forwarded: 0, dropped: 0, congested: 0 };
   /** Test and diagnostics hook: sees each forwarded payload (the opened, still DAVE-encrypted frame). */
   onForward: ((from: string, frame: Uint8Array) => void) | null = null;
 

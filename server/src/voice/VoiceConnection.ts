@@ -5,7 +5,7 @@ import { hashSecret } from '../auth/secrets.ts';
 import type { VoiceCall } from './VoiceCall.ts';
 import type { VoiceGatewayServer } from './VoiceGatewayServer.ts';
 import type { VoiceSession, VoiceSocket } from './VoiceSession.ts';
-import { answerWebRtcOffer } from './WebRtcTransport.ts';
+import { answerWebRtcOffer, dataChannelSink } from './WebRtcTransport.ts';
 
 /** Client payloads per second a voice socket may send before 4021 (heartbeats, speaking, DAVE). */
 const MAX_MESSAGES_PER_10S = 200;
@@ -197,8 +197,7 @@ export class VoiceConnection implements VoiceSocket {
         answer = await answerWebRtcOffer(data.sdp, { bindAddress: this.gw.webRtcBindAddress }, (channel) => {
           channel.onOpen(() => {
             if (session.participant !== participant) return;
-            // The channel copies on send, but the view is the relay's scratch: copy from the pool.
-            participant.sink = { send: (packet) => void (channel.isOpen() && channel.sendMessageBinary(Buffer.from(packet))) };
+            participant.sink = dataChannelSink(channel, () => call.relay.stats.congested++);
           });
           channel.onClosed(() => {
             if (participant.sink && session.participant === participant) participant.sink = null;

@@ -3,6 +3,13 @@ import { PeerConnection, type DataChannel } from 'node-datachannel';
 /** Largest offer we accept: a data-channel-only offer with candidates is a few KB. */
 const MAX_OFFER_BYTES = 16 * 1024;
 const GATHER_TIMEOUT_MS = 5000;
+/**
+ * Most bytes a media channel may hold unsent before packets are dropped: about 16 KB is a second
+ * of one speaker (or a tenth of a second of ten). SCTP queues what the congestion or receive
+ * window holds back even on a no-retransmit channel, so without a bound a slow receiver would
+ * hear the call later and later; real-time audio is better lost than late.
+ */
+export const MAX_MEDIA_BUFFERED_BYTES = 16 * 1024;
 
 export interface WebRtcAnswer {
   sdp: string;
@@ -44,4 +51,16 @@ export async function answerWebRtcOffer(offer: unknown, options: { bindAddress?:
     peer.close();
     throw err;
   }
+}
+
+/** What the relay sends through to one WebRTC participant: packets past the buffer bound are dropped (and counted). */
+export function dataChannelSink(channel: Pick<DataChannel, 'isOpen' | 'bufferedAmount' | 'sendMessageBinary'>, onDrop: () => void): { send(packet: Uint8Array): void } {
+  return {
+    send(packet) {
+      if (!channel.isOpen()) return;
+      if (channel.bufferedAmount() > MAX_MEDIA_BUFFERED_BYTES) return onDrop();
+      // The channel copies on send, but the view is the relay's scratch: copy from the pool.
+      channel.sendMessageBinary(Buffer.from(packet));
+    },
+  };
 }

@@ -19,6 +19,8 @@ export interface SocketLife {
   url: string;
   openedAt: number | null;
   closedAt: number | null;
+  /** Refused by the test (`awayUntil`): never reached the network. */
+  held?: boolean;
 }
 
 export class ClusterPlayer {
@@ -31,6 +33,12 @@ export class ClusterPlayer {
   /** Numbers this player tried to send, and those the server acknowledged, per conversation. */
   readonly attempted = new Set<number>();
   readonly acked = new Set<number>();
+  /**
+   * Until this time (ms since the epoch) every new Gateway socket fails at once, as if the
+   * balancer refused it: the client backs off and tries again. The test keeps some players away
+   * past the dead node's lapse this way, whatever the reconnect jitter drew.
+   */
+  awayUntil = 0;
 
   constructor(readonly name: string) {}
 
@@ -39,7 +47,7 @@ export class ClusterPlayer {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const player = this;
     return class RecordingSocket implements WebSocketLike {
-      private readonly ws: WebSocket;
+      private readonly ws: WebSocket | undefined;
       onopen: ((event: any) => void) | null = null;
       onmessage: ((event: any) => void) | null = null;
       onclose: ((event: any) => void) | null = null;
@@ -49,6 +57,15 @@ export class ClusterPlayer {
         const life: SocketLife = { url, openedAt: null, closedAt: null };
         const index = player.sockets.push(life) - 1;
         this.index = index;
+        if (Date.now() < player.awayUntil) {
+          life.held = true;
+          setTimeout(() => {
+            life.closedAt = Date.now();
+            this.onerror?.({ type: 'error', message: 'held away by the test' });
+            this.onclose?.({ type: 'close', code: 1006, reason: '', wasClean: false });
+          }, 0);
+          return;
+        }
         this.ws = new WebSocket(url);
         this.ws.onopen = (event) => {
           life.openedAt = Date.now();
@@ -68,14 +85,14 @@ export class ClusterPlayer {
         };
       }
       get readyState(): number {
-        return this.ws.readyState;
+        return this.ws?.readyState ?? WebSocket.CLOSED;
       }
       send(data: string): void {
         player.sent.push({ at: Date.now(), op: JSON.parse(data).op, socket: this.index });
-        this.ws.send(data);
+        this.ws?.send(data);
       }
       close(code?: number, reason?: string): void {
-        this.ws.close(code, reason);
+        this.ws?.close(code, reason);
       }
     } as unknown as WebSocketConstructor;
   }

@@ -1,6 +1,13 @@
 import { VoiceTransport } from '@social-layer/protocol';
 import { withTimeout, type MediaTransport, type MediaTransportEvents, type SelectProtocolData, type SessionDescription } from './MediaTransport.ts';
 
+/**
+ * Most bytes the media channel may hold unsent before a packet is dropped: about a second of our
+ * own audio. A no-retransmit channel still queues what the congestion window holds back, and
+ * audio sent late is worse than audio lost.
+ */
+const MAX_BUFFERED_BYTES = 16 * 1024;
+
 export function webRtcAvailable(): boolean {
   return typeof (globalThis as { RTCPeerConnection?: unknown }).RTCPeerConnection === 'function';
 }
@@ -70,7 +77,7 @@ export class WebRtcMediaTransport implements MediaTransport {
 
   send(packet: Uint8Array): void {
     const channel = this.channel;
-    if (channel?.readyState === 'open') channel.send(packet.slice());
+    if (channel?.readyState === 'open' && channel.bufferedAmount <= MAX_BUFFERED_BYTES) channel.send(packet.slice());
   }
 
   private lost(reason: string): void {
