@@ -175,7 +175,10 @@ export class LobbyService {
   async announceUserChange(applicationId: string, userId: string): Promise<void> {
     for (const lobby of await this.store.lobbies.forUser(userId, applicationId)) {
       const view = await this.view(lobby.id, lobby);
-      this.publishTo(view.memberIds, applicationId, DispatchEvent.LobbyMemberUpdate, { lobby_id: lobby.id, member: view.member(userId) });
+      // The flag as it is now, not as the view read it before its awaits: when a user's online and
+      // offline announcements interleave, both publish the current state, so the last word is right.
+      const member = { ...view.member(userId), connected: this.connections.isConnected(applicationId, userId) };
+      this.publishTo(view.memberIds, applicationId, DispatchEvent.LobbyMemberUpdate, { lobby_id: lobby.id, member });
     }
   }
 

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { SchemaScopedPostgresDialect } from './schemaScopedDialect.ts';
+import { withStatementCache } from './statementCache.ts';
 
 export type DatabaseConfig =
   | { dialect: 'sqlite'; file: string }
@@ -31,7 +32,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   } else {
     const schema = config.schema?.replace(/[^A-Za-z0-9_]/g, '');
     if (schema) {
