@@ -3,16 +3,25 @@ import type { GameSession, MemberTracker } from '@social-layer/ui';
 import { Avatar } from './Avatar.ts';
 import { clampToWorld, decodeAvatar, encodeAvatar, WORLD } from './avatarState.ts';
 
+/** How long the loop keeps drawing after the last change, so a change is surely on screen. */
+const SETTLE_MS = 120;
+
 /**
  * The play field. Every member of the lobby is an avatar placed where their member state says;
  * clicking walks your own avatar there and shares the spot (`session.setState`), which the
  * others receive as a member update. The social side is the session's and the plugin's panels.
+ *
+ * Frames are drawn on demand: the loop sleeps while nothing moves and every change asks for
+ * frames (`requestFrames`). Drawing 60 frames a second in software rendering (headless, or a
+ * machine without a GPU) took the page's main thread from the voice call: on a loaded machine
+ * the call's 20 ms clock ran a few ticks a second and speech played seconds late.
  */
 export class LobbyScene extends Phaser.Scene {
   readonly #session: GameSession;
   #avatars: MemberTracker<Avatar> | undefined;
   readonly #unsubscribe: (() => void)[] = [];
   #hint: Phaser.GameObjects.Text | undefined;
+  #awakeUntil = 0;
   /** Resolves once `create` has run: the test hook waits on it. */
   readonly created: Promise<void>;
   #resolveCreated!: () => void;
@@ -41,16 +50,49 @@ export class LobbyScene extends Phaser.Scene {
         avatar.setLook(member.name, state.color, member.connected);
       },
       destroy: (avatar) => avatar.destroy(),
-      synced: () => this.socialLayer.members?.refresh(),
+      synced: () => {
+        this.socialLayer.members?.refresh();
+        this.requestFrames();
+      },
     });
-    this.#unsubscribe.push(session.voice.onSpeaking((userId, speaking) => this.#avatar(userId)?.setSpeaking(speaking)));
+    this.#unsubscribe.push(
+      session.voice.onSpeaking((userId, speaking) => {
+        this.#avatar(userId)?.setSpeaking(speaking);
+        this.requestFrames();
+      }),
+    );
     // The hint stays where no panel covers the field (the overlay's safe area), at any size.
     const overlay = this.socialLayer.overlay;
     if (overlay) this.#unsubscribe.push(overlay.onLayout(() => this.#placeHint()));
     this.#placeHint();
     this.input.on(Phaser.Input.Events.POINTER_DOWN, this.#onPointerDown);
+    // The scale manager applies a resize inside the loop, so a resize of the page wakes it.
+    const onResize = () => this.requestFrames();
+    window.addEventListener('resize', onResize);
+    this.scale.on(Phaser.Scale.Events.RESIZE, onResize);
+    this.#unsubscribe.push(() => {
+      window.removeEventListener('resize', onResize);
+      this.scale.off(Phaser.Scale.Events.RESIZE, onResize);
+    });
     this.events.once(Phaser.Scenes.Events.SHUTDOWN, this.#onShutdown);
+    this.requestFrames();
     this.#resolveCreated();
+  }
+
+  /** Wakes the loop and keeps it drawing a little while (running tweens keep it awake until they end). */
+  requestFrames(ms = SETTLE_MS): void {
+    this.#awakeUntil = Math.max(this.#awakeUntil, performance.now() + ms);
+    this.game.loop.wake(true);
+  }
+
+  override update(): void {
+    if (this.tweens.getTweens().length > 0) return;
+    if (performance.now() > this.#awakeUntil) this.game.loop.sleep();
+  }
+
+  /** Whether the loop is drawing frames now (it sleeps while nothing moves). */
+  get drawing(): boolean {
+    return this.game.loop.running;
   }
 
   /** Where a member's avatar is drawn now (mid-tween included), or undefined. */
@@ -69,6 +111,7 @@ export class LobbyScene extends Phaser.Scene {
     const target = clampToWorld(x, y);
     this.#avatar(this.#session.userId)?.walkTo(target.x, target.y);
     this.#session.setState(encodeAvatar({ ...decodeAvatar(this.#session.state), ...target }));
+    this.requestFrames();
   }
 
   readonly #onPointerDown = (pointer: Phaser.Input.Pointer): void => {
@@ -103,6 +146,7 @@ export class LobbyScene extends Phaser.Scene {
     const top = (overlay.top + area.top - canvas.top) / scale;
     const maxWidth = Math.max(120, area.width / scale - 16);
     this.#hint.setWordWrapWidth(maxWidth).setPosition(toWorldX(area.left + area.width / 2), Math.min(WORLD.height - 60, Math.max(20, top + 8)));
+    this.requestFrames();
   }
 
   #avatar(userId: string): Avatar | undefined {
@@ -129,5 +173,6 @@ export class LobbyScene extends Phaser.Scene {
   #ripple(x: number, y: number): void {
     const ring = this.add.circle(x, y, 10).setStrokeStyle(2, 0xffffff, 0.8);
     this.tweens.add({ targets: ring, scale: 2.4, alpha: 0, duration: 450, onComplete: () => ring.destroy() });
+    this.requestFrames();
   }
 }

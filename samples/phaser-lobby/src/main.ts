@@ -15,6 +15,8 @@ export interface SampleHook extends Partial<Pick<GameSession, 'client' | 'lobbyI
   avatarPosition(userId: string): { x: number; y: number } | undefined;
   /** Whether a member's avatar shows the speaking ring. */
   isSpeakingShown(userId: string): boolean;
+  /** Whether the game loop is drawing frames now (it sleeps while nothing moves). */
+  isDrawing(): boolean;
   /** Page (viewport) coordinates of a world position, to click there. */
   worldToClient(x: number, y: number): { x: number; y: number } | undefined;
   /** The hint text's box on the page (kept in the overlay's safe area). */
@@ -32,6 +34,7 @@ const hook: SampleHook = (window.__socialLayerSample = {
   ready: start(),
   avatarPosition: (userId) => scene?.avatarPosition(userId),
   isSpeakingShown: (userId) => scene?.isSpeakingShown(userId) ?? false,
+  isDrawing: () => scene?.drawing ?? false,
   hintBox: () => scene?.hintBox(),
   worldToClient(x, y) {
     const rect = hook.game?.canvas.getBoundingClientRect();

@@ -87,6 +87,10 @@ describe('phaser-lobby voice in Chromium', () => {
       }, { timeout: 20_000 })
       .toBeLessThan(4);
 
+    // Once the avatars stand still both pages stop drawing: frames are drawn on demand, so a
+    // software-rendered canvas does not take the main thread from the call's 20 ms clock.
+    for (const page of [a, b]) await expect.poll(() => page.evaluate(() => window.__socialLayerSample.isDrawing()), { timeout: 15_000 }).toBe(false);
+
     // A holds V: the fake microphone's beeps reach B's speakers, and A's avatar lights up on B.
     await a.keyboard.down('v');
     let loudest = 0;
@@ -103,19 +107,20 @@ describe('phaser-lobby voice in Chromium', () => {
     await b.screenshot({ path: join(RESULTS_DIR, 'phaser-voice-listener.png') });
     await a.screenshot({ path: join(RESULTS_DIR, 'phaser-voice-speaker.png') });
 
-    // Released again: A stops sending, and once nothing more arrives B's ring goes off and B goes
-    // quiet. On a loaded machine (the whole suite runs two workers) packets already in flight,
-    // queued behind a busy page's tasks, arrive late; how late is the machine's, so each link of
-    // the chain is checked on its own: A's sent count holds still, then B's received count, then
-    // the ring is off within 5 s (idle detection is 200 ms after the jitter buffer empties).
+    // Released again: A stops sending, and once B has played what arrived its ring goes off and B
+    // goes quiet. On a loaded machine (the whole suite runs two workers) a page's 20 ms call clock
+    // can run late and play what it holds seconds late; how late is the machine's, so each link of
+    // the chain is checked on its own: A's sent count holds still, then B's received and decoded
+    // counts, then the ring is off within 5 s (idle detection is 200 ms after the buffer empties).
     await a.keyboard.up('v');
     const released = await diagnose({ a, b }, infoA.userId);
     const fail = async (what: string, error: unknown) => {
       throw new Error(`${what}: at release ${released}, now ${await diagnose({ a, b }, infoA.userId)}`, { cause: error });
     };
-    const stat = (page: Page, name: 'framesSent' | 'packetsReceived') => page.evaluate((key) => window.__socialLayerSample.voice?.call?.mediaStats?.[key] ?? -1, name);
-    /** Resolves once `read` gives the same number a whole second apart. */
-    const stillFor1s = async (read: () => Promise<number>, timeoutMs: number) => {
+    const stat = (page: Page, names: ('framesSent' | 'packetsReceived' | 'framesDecoded')[]) =>
+      page.evaluate((keys) => keys.map((key) => window.__socialLayerSample.voice?.call?.mediaStats?.[key] ?? -1).join('/'), names);
+    /** Resolves once `read` gives the same counts a whole second apart. */
+    const stillFor1s = async (read: () => Promise<string>, timeoutMs: number) => {
       const deadline = Date.now() + timeoutMs;
       for (let last = await read(); ; ) {
         await a.waitForTimeout(1_000);
@@ -125,12 +130,12 @@ describe('phaser-lobby voice in Chromium', () => {
         last = now;
       }
     };
-    await stillFor1s(() => stat(a, 'framesSent'), 30_000).catch((error) => fail('A kept sending after release', error));
-    await stillFor1s(() => stat(b, 'packetsReceived'), 60_000).catch((error) => fail("B kept receiving after A's sending stopped", error));
+    await stillFor1s(() => stat(a, ['framesSent']), 30_000).catch((error) => fail('A kept sending after release', error));
+    await stillFor1s(() => stat(b, ['packetsReceived', 'framesDecoded']), 60_000).catch((error) => fail("B kept receiving or playing after A's sending stopped", error));
     await expect
       .poll(() => b.evaluate((id) => window.__socialLayerSample.isSpeakingShown(id), infoA.userId), { timeout: 5_000 })
       .toBe(false)
-      .catch((error) => fail("A's speaking ring stayed on for B after the last packet", error));
+      .catch((error) => fail("A's speaking ring stayed on for B after the last frame was played", error));
     // Audio already captured may still drain on a loaded machine; what matters is that it stops:
     // within 10 s, a whole half second on B is silent.
     await expect
