@@ -1,4 +1,5 @@
-// Shared set-up of the activity host-event browser tests (activityVoiceSpeaking, activityHostEvents):
+// Shared set-up of the activity host-event browser tests (activityHostEvents, activityLiveness,
+// activityLobbyShelf, activityVoiceSpeaking):
 // a dev-mode server, the test activity (fixtures/activityEvents) bundled with esbuild and served by a
 // loopback "game" server behind the root mapping, its backend (the OAuth2 code exchange) behind /api,
 // and Debian's Chromium with fake media devices and *.activities.localhost mapped to loopback.
@@ -9,12 +10,13 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build as esbuild } from 'esbuild';
 import type { Browser, BrowserContextOptions, Frame, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { FAKE_MEDIA_ARGS, launchChromium } from '../../tools/testing/chromium.ts';
 import { ActivityService } from '../src/activities/ActivityService.ts';
 import { UrlPolicy } from '../src/config/urlPolicy.ts';
 import { LocalEventBus } from '../src/events/EventBus.ts';
 import { build } from '../web/build.mjs';
-import { startTestServer, type TestServer } from './harness.ts';
+import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
 
 export const RESULTS = join(resolve(fileURLToPath(new URL('../../', import.meta.url))), 'test-results');
 
@@ -73,6 +75,44 @@ export async function startActivityEnv(settings: { supported_platforms?: string[
       backend.close();
     },
   };
+}
+
+/**
+ * Starts the environment before the file's tests and closes it after them; the tests read `env()`.
+ * One per file: each browser test file has its own server and Chromium.
+ */
+export function useActivityEnv(settings?: Parameters<typeof startActivityEnv>[0]): () => ActivityEnv {
+  let env: ActivityEnv | undefined;
+  beforeAll(async () => {
+    env = await startActivityEnv(settings);
+  }, 180_000);
+  afterAll(async () => {
+    await env?.close();
+    cleanupTempDirs();
+  });
+  return () => env!;
+}
+
+type Person = Awaited<ReturnType<typeof person>>;
+
+/**
+ * A guild made by `owner` (its default text and voice channels), with `members` joined through an
+ * invite, and the web app's URL of the activity in its voice channel.
+ */
+export async function guildWithChannels(env: ActivityEnv, owner: Person, name: string, members: Person[] = []) {
+  const { t } = env;
+  const g = await t.req('POST', '/guilds', { token: owner.token, body: { name } });
+  expect(g.status).toBe(201);
+  const channels = (await t.req('GET', `/guilds/${g.body.id}/channels`, { token: owner.token })).body as { id: string; type: number }[];
+  const voice = channels.find((c) => c.type === 2)!.id;
+  const text = channels.find((c) => c.type === 0)!.id;
+  const join = async (p: Person) => {
+    const inv = await t.req('POST', `/channels/${text}/invites`, { token: owner.token, body: {} });
+    expect((await t.req('POST', `/invites/${inv.body.code}`, { token: p.token })).status).toBe(200);
+  };
+  for (const p of members) await join(p);
+  const activityUrl = `${t.server.url}/app/activity/${t.app.id}?channel_id=${voice}&guild_id=${g.body.id}`;
+  return { id: g.body.id as string, voice, text, activityUrl, join };
 }
 
 /** A new person signed up in their own browser context; `errors` collects their page errors. */

@@ -7,32 +7,22 @@
 // nobody joins; once the activity supports Android the same page launches it (SDK platform mobile).
 // Screenshots test-results/activity-events-*.png.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ActivityService } from '../src/activities/ActivityService.ts';
 import { UrlPolicy } from '../src/config/urlPolicy.ts';
-import { activityFrame, type ActivityEnv, person, RESULTS, results, startActivityEnv, until } from './activityEventsHarness.ts';
-import { cleanupTempDirs } from './harness.ts';
+import { activityFrame, guildWithChannels, person, RESULTS, results, until, useActivityEnv } from './activityEventsHarness.ts';
 
 const ANDROID_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36';
 
-let env: ActivityEnv;
-beforeAll(async () => {
-  env = await startActivityEnv();
-}, 180_000);
-afterAll(async () => {
-  await env?.close();
-  cleanupTempDirs();
-});
+const useEnv = useActivityEnv();
 
 describe('activity host events and platforms (Chromium)', () => {
   it('orientation follows the viewport, relationship changes reach the activity, unsupported platforms are refused', async () => {
+    const env = useEnv();
     const { t } = env;
     const ada = await person(env, 'ada_ev', 'Ada Ev');
-    const g = await t.req('POST', '/guilds', { token: ada.token, body: { name: 'Events' } });
-    const channels = (await t.req('GET', `/guilds/${g.body.id}/channels`, { token: ada.token })).body as { id: string; type: number }[];
-    const voice = channels.find((c) => c.type === 2)!.id;
-    const text = channels.find((c) => c.type === 0)!.id;
-    const activityUrl = `${t.server.url}/app/activity/${t.app.id}?channel_id=${voice}&guild_id=${g.body.id}`;
+    const g = await guildWithChannels(env, ada, 'Events');
+    const { activityUrl } = g;
     const usersOf = async (id: string) => (await t.req('GET', `/applications/${t.app.id}/activity-instances/${id}`, { token: t.app.botToken, bot: true })).body.users as string[];
 
     await ada.page.goto(activityUrl);
@@ -66,8 +56,7 @@ describe('activity host events and platforms (Chromium)', () => {
     // An Android phone, in the guild: the activity supports only the web, so the launch is refused
     // with a notice that says why, and the instance stays Ada's alone.
     const cy = await person(env, 'cy_ev', 'Cy Ev', { viewport: { width: 412, height: 915 }, userAgent: ANDROID_UA, isMobile: true, hasTouch: true });
-    const inv = await t.req('POST', `/channels/${text}/invites`, { token: ada.token, body: {} });
-    expect((await t.req('POST', `/invites/${inv.body.code}`, { token: cy.token })).status).toBe(200);
+    await g.join(cy);
     await cy.page.goto(activityUrl);
     await cy.page.waitForSelector('.activity-page .ui-notice, .activity-page [role="alert"], .activity-page', { timeout: 60_000 });
     await expect.poll(() => cy.page.textContent('.activity-page'), { timeout: 60_000 }).toContain('This activity is not available on Android. Supported platforms: web.');

@@ -4,30 +4,18 @@
 // the instance and says so; Bo, whose activity runs normally for the same time, stays in.
 // Screenshot test-results/activity-hung.png.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activityFrame, type ActivityEnv, person, RESULTS, startActivityEnv, until } from './activityEventsHarness.ts';
-import { cleanupTempDirs } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { activityFrame, guildWithChannels, person, RESULTS, until, useActivityEnv } from './activityEventsHarness.ts';
 
-let env: ActivityEnv;
-beforeAll(async () => {
-  env = await startActivityEnv();
-}, 180_000);
-afterAll(async () => {
-  await env?.close();
-  cleanupTempDirs();
-});
+const useEnv = useActivityEnv();
 
 describe('a hung activity lapses (Chromium)', () => {
   it('the page whose activity stops answering leaves the instance; a healthy one stays', async () => {
+    const env = useEnv();
     const { t } = env;
     const ada = await person(env, 'ada_hang', 'Ada Hang');
     const bo = await person(env, 'bo_hang', 'Bo Hang');
-    const g = await t.req('POST', '/guilds', { token: ada.token, body: { name: 'Hangs' } });
-    const channels = (await t.req('GET', `/guilds/${g.body.id}/channels`, { token: ada.token })).body as { id: string; type: number }[];
-    const voice = channels.find((c) => c.type === 2)!.id;
-    const inv = await t.req('POST', `/channels/${channels.find((c) => c.type === 0)!.id}/invites`, { token: ada.token, body: {} });
-    expect((await t.req('POST', `/invites/${inv.body.code}`, { token: bo.token })).status).toBe(200);
-    const url = `${t.server.url}/app/activity/${t.app.id}?channel_id=${voice}&guild_id=${g.body.id}`;
+    const url = (await guildWithChannels(env, ada, 'Hangs', [bo])).activityUrl;
     await ada.page.goto(url);
     await bo.page.goto(url);
     const fa = await activityFrame(ada.page);

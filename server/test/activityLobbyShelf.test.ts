@@ -4,21 +4,14 @@
 // phone-sized page, sees Join (1) and joins the same instance (kind lobby). Screenshots
 // test-results/activity-lobby-shelf-*.png.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activityFrame, type ActivityEnv, person, RESULTS, startActivityEnv, until } from './activityEventsHarness.ts';
-import { cleanupTempDirs } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { activityFrame, person, RESULTS, until, useActivityEnv } from './activityEventsHarness.ts';
 
-let env: ActivityEnv;
-beforeAll(async () => {
-  env = await startActivityEnv();
-}, 180_000);
-afterAll(async () => {
-  await env?.close();
-  cleanupTempDirs();
-});
+const useEnv = useActivityEnv();
 
 describe('lobby shelf in the web app (Chromium)', () => {
   it('lists the game lobbies the user is in; Start launches in the lobby, Join joins its instance', async () => {
+    const env = useEnv();
     const { t } = env;
     const ada = await person(env, 'ada_lobby', 'Ada Lobby');
     const bo = await person(env, 'bo_lobby', 'Bo Lobby', { viewport: { width: 390, height: 844 } });

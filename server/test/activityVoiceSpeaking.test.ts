@@ -7,34 +7,24 @@
 // the instance (hers alone) ends and Bo's voice panel drops her; back in voice and in the activity,
 // a disconnect from elsewhere (her voice state leaving the channel) ends the activity the same way. Screenshots test-results/activity-voice-*.png.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { guildServicesFor } from '../src/guilds/GuildServices.ts';
-import { activityFrame, type ActivityEnv, person, RESULTS, results, startActivityEnv, until } from './activityEventsHarness.ts';
-import { cleanupTempDirs } from './harness.ts';
+import { activityFrame, guildWithChannels, person, RESULTS, results, until, useActivityEnv } from './activityEventsHarness.ts';
 
-let env: ActivityEnv;
-beforeAll(async () => {
-  env = await startActivityEnv();
-}, 180_000);
-afterAll(async () => {
-  await env?.close();
-  cleanupTempDirs();
-});
+const useEnv = useActivityEnv();
 
 describe('voice beside an activity (Chromium, fake microphones)', () => {
   it('keeps the call, forwards speaking start/stop, and leaving voice leaves the activity', async () => {
+    const env = useEnv();
     const { t } = env;
     const ada = await person(env, 'ada_talk', 'Ada Talk');
-    const g = await t.req('POST', '/guilds', { token: ada.token, body: { name: 'Talkers' } });
-    const channels = (await t.req('GET', `/guilds/${g.body.id}/channels`, { token: ada.token })).body as { id: string; type: number }[];
-    const voice = channels.find((c) => c.type === 2)!.id;
-    const text = channels.find((c) => c.type === 0)!.id;
-    await guildServicesFor(t.server.store, env.bus).installBot(g.body.id, t.app.id, 0n);
+    const g = await guildWithChannels(env, ada, 'Talkers');
+    const { voice } = g;
+    await guildServicesFor(t.server.store, env.bus).installBot(g.id, t.app.id, 0n);
     const bo = await person(env, 'bo_talk', 'Bo Talk');
-    const inv = await t.req('POST', `/channels/${text}/invites`, { token: ada.token, body: {} });
-    expect((await t.req('POST', `/invites/${inv.body.code}`, { token: bo.token })).status).toBe(200);
+    await g.join(bo);
 
-    const voiceUrl = `${t.server.url}/app/guilds/${g.body.id}/channels/${voice}`;
+    const voiceUrl = `${t.server.url}/app/guilds/${g.id}/channels/${voice}`;
     for (const p of [ada, bo]) {
       await p.page.goto(voiceUrl);
       await p.page.click('#join-voice', { timeout: 60_000 });
@@ -43,14 +33,14 @@ describe('voice beside an activity (Chromium, fake microphones)', () => {
       await expect.poll(() => p.page.getAttribute('#voice-panel', 'data-status'), { timeout: 90_000 }).toBe('4');
       await expect.poll(() => p.page.locator('#voice-participants [data-user-id]').count(), { timeout: 60_000 }).toBe(2);
     }
-    const voiceStateOf = async (id: string) => (await t.req('GET', `/guilds/${g.body.id}/voice-states/${id}`, { token: bo.token })).body.channel_id ?? null;
+    const voiceStateOf = async (id: string) => (await t.req('GET', `/guilds/${g.id}/voice-states/${id}`, { token: bo.token })).body.channel_id ?? null;
 
     // Ada starts the activity from the shelf: the page changes, the call does not.
     await ada.page.click(`#activity-shelf li[data-application-id="${t.app.id}"] .activity-shelf-launch`, { timeout: 60_000 });
     await ada.page.waitForURL((u) => u.pathname === `/app/activity/${t.app.id}`);
     const fa = await activityFrame(ada.page);
     const r = await until(fa, 'waiting', 90_000);
-    expect(r.ready).toMatchObject({ channelId: voice, guildId: g.body.id });
+    expect(r.ready).toMatchObject({ channelId: voice, guildId: g.id });
     await expect.poll(() => ada.page.getAttribute('#activity-voice', 'data-state'), { timeout: 30_000 }).toBe('in');
     await expect.poll(() => ada.page.locator('#activity-voice [data-user-id]').count(), { timeout: 30_000 }).toBe(2);
     // Named as the guild shows them (Bo is not in the instance, so his name comes from his membership).
@@ -99,7 +89,7 @@ describe('voice beside an activity (Chromium, fake microphones)', () => {
     await ada.page.click(`#activity-shelf li[data-application-id="${t.app.id}"] .activity-shelf-launch`, { timeout: 60_000 });
     const again = (await until(await activityFrame(ada.page), 'waiting', 90_000)).ready.instanceId as string;
     await expect.poll(() => ada.page.getAttribute('#activity-voice', 'data-state'), { timeout: 30_000 }).toBe('in');
-    expect((await t.req('PATCH', `/guilds/${g.body.id}/members/${ada.id}`, { token: ada.token, body: { channel_id: null } })).status).toBe(200);
+    expect((await t.req('PATCH', `/guilds/${g.id}/members/${ada.id}`, { token: ada.token, body: { channel_id: null } })).status).toBe(200);
     await ada.page.waitForURL(voiceUrl, { timeout: 60_000 });
     await expect.poll(async () => (await t.req('GET', `/applications/${t.app.id}/activity-instances/${again}`, { token: t.app.botToken, bot: true })).status, { timeout: 30_000 }).toBe(404);
     expect([...ada.errors, ...bo.errors]).toEqual([]);

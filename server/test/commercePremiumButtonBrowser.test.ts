@@ -3,18 +3,15 @@
 // channel; a member opens the channel in the web app, sees the button with the SKU's name and
 // price, presses it, buys in the checkout dialog (test mode), and the bot hears entitlementCreate
 // on discord.js v14, unmodified. On a phone too. Screenshots: test-results/commerce-premium-*.png.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, type Entitlement, Events, GatewayIntentBits } from 'discord.js';
+import { type Client, type Entitlement, Events } from 'discord.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../tools/testing/chromium.ts';
 import { guildServicesFor } from '../src/guilds/GuildServices.ts';
 import { Permission } from '../src/guilds/permissions.ts';
-import { build } from '../web/build.mjs';
-import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
+import { type CommerceBrowserEnv, startCommerceBrowserEnv } from './commerceBrowserHarness.ts';
+import type { TestServer } from './harness.ts';
 import { RESULTS, fillSignUp } from './webAppSignUp.ts';
-
 
 let t: TestServer;
 let browser: Browser;
@@ -23,26 +20,16 @@ let crown: string;
 let cape: string;
 const pageErrors: string[] = [];
 
+let env: CommerceBrowserEnv | undefined;
+
 beforeAll(async () => {
-  mkdirSync(RESULTS, { recursive: true });
-  await build();
-  t = await startTestServer({ accounts: { passwordCost: { N: 1 << 12, r: 8, p: 1 } }, commerce: { scheduler: false } });
+  env = await startCommerceBrowserEnv();
+  ({ t, browser, bot } = env);
   crown = (await t.server.commerce.createSku(t.app.id, { name: 'Royal Crown', type: 'durable', price: 1299 })).id;
   cape = (await t.server.commerce.createSku(t.app.id, { name: 'Velvet Cape', type: 'durable', price: 350 })).id;
-  await t.server.commerce.checkout.setTestMode(t.app.id, true);
-  bot = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: `${t.server.url}/api` } });
-  const ready = new Promise<void>((r) => bot.once(Events.ClientReady, () => r()));
-  await bot.login(t.app.botToken);
-  await ready;
-  browser = await launchChromium();
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await bot?.destroy();
-  await t?.close();
-  cleanupTempDirs();
-});
+afterAll(() => env?.close());
 
 /** Signs up from /app, creates a guild in the UI, adds the game's bot; the guild's text channel. */
 async function memberWithBot(page: Page, login: string, name: string): Promise<{ guildId: string; channelId: string }> {

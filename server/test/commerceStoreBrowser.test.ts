@@ -7,14 +7,12 @@
 // server's message and writes nothing. The game's developer (its tester) buying in their own store
 // gets a test purchase (TEST_MODE_PURCHASE). Screenshots (desktop 1280x800, phone 390x844) go to
 // test-results/commerce-store-*.png.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, type Entitlement, Events, GatewayIntentBits, type Subscription } from 'discord.js';
+import { type Client, type Entitlement, Events, type Subscription } from 'discord.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../tools/testing/chromium.ts';
-import { build } from '../web/build.mjs';
-import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
+import { type CommerceBrowserEnv, startCommerceBrowserEnv } from './commerceBrowserHarness.ts';
+import type { TestServer } from './harness.ts';
 import { RESULTS, signUpFromLogin as signUp } from './webAppSignUp.ts';
 
 const DESKTOP = { width: 1280, height: 800 };
@@ -41,30 +39,20 @@ function next<T extends unknown[]>(event: string, pick: (...args: T) => boolean 
   });
 }
 
+let env: CommerceBrowserEnv | undefined;
+
 beforeAll(async () => {
-  mkdirSync(RESULTS, { recursive: true });
-  await build();
-  t = await startTestServer({ accounts: { passwordCost: { N: 1 << 12, r: 8, p: 1 } }, commerce: { scheduler: false } });
+  env = await startCommerceBrowserEnv();
+  ({ t, browser, bot } = env);
   sword = (await t.server.commerce.createSku(t.app.id, { name: 'Golden Sword', type: 'durable', price: 499 })).id;
   pass = (await t.server.commerce.createSku(t.app.id, { name: 'Season Pass', type: 'subscription', price: 999, billingPeriodDays: 30 })).id;
   potion = (await t.server.commerce.createSku(t.app.id, { name: 'Healing Potion', type: 'consumable', price: 99 })).id;
   // Off sale: not shown in the store.
   const old = await t.server.commerce.createSku(t.app.id, { name: 'Retired Shield', type: 'durable', price: 100 });
   await t.server.commerce.updateSku(t.app.id, old.id, { available: false });
-  await t.server.commerce.checkout.setTestMode(t.app.id, true);
-  bot = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: `${t.server.url}/api` } });
-  const ready = new Promise<void>((r) => bot.once(Events.ClientReady, () => r()));
-  await bot.login(t.app.botToken);
-  await ready;
-  browser = await launchChromium();
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await bot?.destroy();
-  await t?.close();
-  cleanupTempDirs();
-});
+afterAll(() => env?.close());
 
 async function watchedPage(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
