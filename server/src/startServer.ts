@@ -3,13 +3,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ReadyData, SocialReadyData, User } from '@social-layer/protocol';
 import { profilesFor, withReadyProfiles } from './accounts/applicationProfiles.ts';
-import { RedisConnectionTracker } from './cluster/RedisConnectionTracker.ts';
+import { loadRedisParts } from './cluster/redisParts.ts';
 import { type ConnectionTracker, MemoryConnectionTracker } from './events/ConnectionTracker.ts';
 import { type EventBus, LocalEventBus } from './events/EventBus.ts';
-import { RedisEventBus } from './events/RedisEventBus.ts';
-import { RedisRateLimitStore } from './events/RedisRateLimitStore.ts';
 import { GatewayServer } from './gateway/GatewayServer.ts';
-import { sharedGatewaySessions } from './gateway/sharedSessions.ts';
 import { SessionStartLimit, type SessionStartLimitOptions } from './gateway/SessionStartLimit.ts';
 import { createHttpApp } from './http/createHttpApp.ts';
 import { type RegisteredRoute, registeredRoutes } from './http/schemas/index.ts';
@@ -37,7 +34,7 @@ import { resolveTls, type TlsSetting } from './config/serverTls.ts';
 import { userToWire } from './storage/UserRepo.ts';
 import { CoreCryptoBackend, NodeCryptoBackend, type CryptoBackend } from '@social-layer/core-wasm';
 import type { DaveDeliveryFactory } from './voice/dave.ts';
-import { VoiceCluster, type VoiceClusterOptions } from './voice/VoiceCluster.ts';
+import type { VoiceClusterOptions } from './voice/VoiceCluster.ts';
 import { VoiceGatewayServer } from './voice/VoiceGatewayServer.ts';
 import { VoiceStateService } from './voice/VoiceStateService.ts';
 import { GuildGateway } from './guilds/GuildGateway.ts';
@@ -202,16 +199,18 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const tls = await resolveTls(options.tls, { dataDir, dev: options.dev === true, host: options.host ?? '127.0.0.1' });
   const database = await openDatabase(options.database ?? { dialect: 'sqlite', file: join(dataDir, 'social-layer.sqlite') });
   const store = new Store(database);
+  // The cluster's modules (ioredis and what is built on it) are loaded only with Redis.
+  const cluster = options.redisUrl ? await loadRedisParts() : null;
   let bus: EventBus;
   if (options.bus) bus = options.bus;
   else if (options.redisUrl) {
-    const redis = new RedisEventBus(options.redisUrl, options.redisPrefix ?? 'sl:');
+    const redis = new cluster!.RedisEventBus(options.redisUrl, options.redisPrefix ?? 'sl:');
     await redis.ready();
     bus = redis;
   } else bus = new LocalEventBus();
   // With Redis, who is connected is the cluster's (a node that dies lapses); alone, this node's.
   const connections: ConnectionTracker = options.redisUrl
-    ? await RedisConnectionTracker.start({
+    ? await cluster!.RedisConnectionTracker.start({
         url: options.redisUrl,
         prefix: `${options.redisPrefix ?? 'sl:'}conn:`,
         graceMs: options.presenceGraceMs ?? 5000,
@@ -227,7 +226,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const publicUrl = new PublicUrl(options.publicUrl ?? process.env.SOCIAL_LAYER_PUBLIC_URL);
 
   // With Redis, every node draws on one budget per caller; alone, the counters stay in memory.
-  const rateLimiter = options.rateLimits === false ? null : new RateLimiter(options.redisUrl ? new RedisRateLimitStore(options.redisUrl, `${options.redisPrefix ?? 'sl:'}rl:`) : undefined);
+  const rateLimiter = options.rateLimits === false ? null : new RateLimiter(options.redisUrl ? new cluster!.RedisRateLimitStore(options.redisUrl, `${options.redisPrefix ?? 'sl:'}rl:`) : undefined);
   const sessionStarts = rateLimiter ? new SessionStartLimit(rateLimiter.store, options.sessionStartLimit) : null;
   const accountServices = createAccountServices(store, log, options.accounts);
   const urlPolicy = new UrlPolicy(options.dev === true);
@@ -284,7 +283,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     {
       ...gatewayTimings,
       // Resume on any node (issue 18): with Redis, sessions and their dispatches are shared.
-      ...sharedGatewaySessions(bus, options.redisUrl, gatewayTimings),
+      ...(cluster ? cluster.sharedGatewaySessions(bus, options.redisUrl, gatewayTimings) : {}),
       publicWsUrl: ctx.publicWsUrl,
       ...(sessionStarts ? { sessionStarts, maxSocketsPerAddress: options.maxGatewaySocketsPerAddress ?? DEFAULT_MAX_GATEWAY_SOCKETS_PER_ADDRESS } : {}),
       authenticate: async (token) => {
@@ -313,7 +312,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   gateway.social = social;
   gateway.readyProfiles = (applicationId, ready) => withReadyProfiles(store, applicationId, ready as ReadyData & SocialReadyData);
   // Op 8's all-members limit is one per bot and guild across nodes: with Redis, the shared counters.
-  const op8Store = options.redisUrl ? (rateLimiter?.store ?? new RedisRateLimitStore(options.redisUrl, `${options.redisPrefix ?? 'sl:'}rl:`)) : undefined;
+  const op8Store = options.redisUrl ? (rateLimiter?.store ?? new cluster!.RedisRateLimitStore(options.redisUrl, `${options.redisPrefix ?? 'sl:'}rl:`)) : undefined;
   gateway.guilds = new GuildGateway(guildServicesFor(store, bus), bus, op8Store);
   gateway.voice = voiceStates;
   // Modify Guild Member's mute, deaf and channel_id act on guild voice seats (held on this node).
@@ -355,7 +354,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const wildcard = host === '0.0.0.0' || host === '::';
     const direct = () => `${wildcard ? new URL(publicUrl.http()).hostname : host.includes(':') ? `[${host}]` : host}:${listenedPort}/voice`;
     // Its keys under the node's Redis prefix too, so clusters sharing one Redis keep their calls apart.
-    const voiceCluster = new VoiceCluster(options.redisUrl, voiceEndpoint ? () => voiceEndpoint : direct, { prefix: `${options.redisPrefix ?? 'sl:'}voice:`, ...options.voiceCluster });
+    const voiceCluster = new cluster!.VoiceCluster(options.redisUrl, voiceEndpoint ? () => voiceEndpoint : direct, { prefix: `${options.redisPrefix ?? 'sl:'}voice:`, ...options.voiceCluster });
     await voiceCluster.ready();
     await voiceStates.attachCluster(voiceCluster);
   }

@@ -1,4 +1,4 @@
-import { PNG } from 'pngjs';
+import type { PNG as PngImage } from 'pngjs';
 
 /**
  * The default avatars (`/embed/avatars/{index}.png`): what a user without an avatar of their own
@@ -30,19 +30,21 @@ const COLOURS: readonly [number, number, number][] = [
 const cache = new Map<string, Buffer>();
 
 /** The PNG of default avatar `index` at `size` pixels square (capped at MAX_DRAWN_SIZE); cached. */
-export function defaultAvatarPng(index: number, size: number = DEFAULT_AVATAR_SIZE): Buffer {
+export async function defaultAvatarPng(index: number, size: number = DEFAULT_AVATAR_SIZE): Promise<Buffer> {
   if (!Number.isInteger(index) || index < 0 || index >= DEFAULT_AVATAR_COUNT) throw new RangeError(`default avatar index ${index}`);
   const side = Math.min(size, MAX_DRAWN_SIZE);
   const key = `${index}:${side}`;
   let png = cache.get(key);
   if (!png) {
-    png = draw(COLOURS[index]!, side);
+    // The encoder is loaded with the first avatar drawn (about 7 MB), not when the server starts.
+    const { PNG } = await import('pngjs');
+    png = draw(PNG, COLOURS[index]!, side);
     cache.set(key, png);
   }
   return png;
 }
 
-function draw([r, g, b]: [number, number, number], side: number): Buffer {
+function draw(PNG: typeof PngImage, [r, g, b]: [number, number, number], side: number): Buffer {
   const image = new PNG({ width: side, height: side, colorType: 6 });
   // In units of the side: a head (circle) above shoulders (the top of a larger circle), both white.
   const head = { x: 0.5, y: 0.4, r: 0.17 };

@@ -1,7 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
 
 /**
  * A TLS certificate for development mode, for whatever needs https on a developer's machine (an
@@ -36,6 +35,8 @@ export async function developmentCertificate(dataDir: string, options: { dev: bo
     if (stillGood(cert, hosts, now)) return { key, cert, generated: false };
   }
   const ip = (h: string) => /^[\d.]+$/.test(h) || h.includes(':');
+  // Loaded only when a certificate is made: selfsigned and its crypto library are about 15 MB.
+  const { generate } = await import('selfsigned');
   const made = await generate([{ name: 'commonName', value: 'Social Layer development' }], {
     keyType: 'ec',
     algorithm: 'sha256',

@@ -1,9 +1,9 @@
-import { PermissionFlagsBits } from 'discord-api-types/v10';
+import { PermissionFlagsBits } from './permissionBits.ts';
 
 /**
  * Guild permissions: the public 64-bit bitfield (serialized as decimal strings on the wire and in
- * storage) and the one computation every route and dispatch uses. The bit values come from
- * discord-api-types, so they are the public ones by construction; the spec names
+ * storage) and the one computation every route and dispatch uses. The bit values are
+ * discord-api-types' (permissionBits.ts, checked against the package by test); the spec names
  * SET_VOICE_CHANNEL_STATUS 1<<48, USE_EXTERNAL_APPS 1<<50, PIN_MESSAGES 1<<51,
  * BYPASS_SLOWMODE 1<<52, CREATE_GUILD_EXPRESSIONS 1<<43 and CREATE_EVENTS 1<<44 (checked by test).
  */

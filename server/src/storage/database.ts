@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { SchemaScopedPostgresDialect } from './schemaScopedDialect.ts';
@@ -34,6 +33,8 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase
     sqlite.pragma('busy_timeout = 5000');
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   } else {
+    // Loaded only for PostgreSQL: a server on SQLite never holds the driver (about 14 MB).
+    const { default: pg } = await import('pg');
     const schema = config.schema?.replace(/[^A-Za-z0-9_]/g, '');
     if (schema) {
       // Each test suite gets its own schema, so suites can share the one `test` database.

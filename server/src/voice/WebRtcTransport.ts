@@ -1,4 +1,4 @@
-import { PeerConnection, type DataChannel } from 'node-datachannel';
+import type { DataChannel, PeerConnection } from 'node-datachannel';
 
 /** Largest offer we accept: a data-channel-only offer with candidates is a few KB. */
 const MAX_OFFER_BYTES = 16 * 1024;
@@ -27,6 +27,8 @@ export async function answerWebRtcOffer(offer: unknown, options: { bindAddress?:
   if (typeof offer !== 'string' || offer.length === 0 || offer.length > MAX_OFFER_BYTES || !offer.startsWith('v=0')) {
     throw new Error('invalid SDP offer');
   }
+  // libdatachannel is loaded with the first browser that joins voice (about 7 MB), not at start.
+  const { PeerConnection } = await import('node-datachannel');
   const peer = new PeerConnection('voice', { iceServers: [], ...(options.bindAddress ? { bindAddress: options.bindAddress } : {}) });
   peer.onDataChannel((channel) => {
     if (channel.getLabel() === 'media') onChannel(channel);

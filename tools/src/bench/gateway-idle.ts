@@ -8,12 +8,16 @@
  * the same Hello/heartbeat and a READY-sized answer (gatewayIdle/peerServer.ts).
  * Then module load accounting: what a fresh server's memory is made of (gatewayIdle/loadProbe.ts).
  *
+ * Our server runs twice: compiled, as a registry install runs it (each package's dist/ on plain
+ * node, gatewayIdle/ourServerCompiled.mjs; the packages are built first when they are not), which
+ * is what the targets are read against; and through tsx, as `npm start` runs it in the repository.
+ *
  * BENCH_IDLE_SESSIONS (default 20,000) is capped by the open-file limit of one process
  * (`ulimit -n`, which an unprivileged container cannot raise): the server needs one descriptor per
  * socket. The note says when the cap applied.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +26,7 @@ import type { MemoryFigures } from './gatewayIdle/memory.ts';
 import type { BenchResult } from './types.ts';
 
 const HERE = fileURLToPath(new URL('./gatewayIdle/', import.meta.url));
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const WANTED = Number(process.env.BENCH_IDLE_SESSIONS ?? 20_000);
 const CLIENT_PROCESSES = Number(process.env.BENCH_IDLE_CLIENTS ?? 4);
 const MB = 1024 * 1024;
@@ -51,7 +56,15 @@ async function prepare(dataDir: string, n: number): Promise<string[]> {
 }
 
 function start(script: string, args: string[]): ChildProcess {
-  return fork(join(HERE, script), args, { execArgv: ['--expose-gc', '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // The compiled arm (.mjs) runs on plain node: no TypeScript loader in the measured process.
+  const execArgv = script.endsWith('.mjs') ? ['--expose-gc'] : ['--expose-gc', '--import', 'tsx'];
+  return fork(join(HERE, script), args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+}
+
+/** The packages' dist/ as `npm run build:packages` writes them (built here when missing). */
+function ensurePackagesBuilt(): void {
+  if (existsSync(join(REPO, 'server/dist/index.js')) && existsSync(join(REPO, 'bindings/protocol/dist/index.js'))) return;
+  execFileSync('npm', ['run', 'build:packages'], { cwd: REPO, stdio: 'inherit' });
 }
 
 function message<T>(child: ChildProcess, type: string, timeoutMs = 600_000): Promise<T> {
@@ -143,7 +156,9 @@ export default async function gatewayIdle(): Promise<BenchResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sl-bench-idle-'));
   try {
     const tokens = await prepare(dataDir, sessions);
-    const ours = await measure('ourServer.ts', [dataDir], tokens);
+    ensurePackagesBuilt();
+    const ours = await measure('ourServerCompiled.mjs', [dataDir], tokens);
+    const oursTsx = await measure('ourServer.ts', [dataDir], tokens);
     const peer = await measure('peerServer.ts', [], tokens);
 
     const accounting = ['node', 'fastify+ws', '@aws-sdk/client-s3', '@social-layer/dave', '@social-layer/server', 'startServer'].map((w) => ({ w, ...probe(w) }));
@@ -175,6 +190,11 @@ export default async function gatewayIdle(): Promise<BenchResult> {
       rss_mb_at_20000_ours: rssAt20k / MB,
       target_rss_mb_at_20000: 400,
       target_open_s: 60,
+      tsx_open_all_s_ours: oursTsx.openMs / 1000,
+      tsx_fresh_rss_mb_ours: oursTsx.fresh.rss / MB,
+      tsx_loaded_rss_mb_ours: oursTsx.loaded.rss / MB,
+      tsx_rss_kb_per_session_ours: per(oursTsx, 'rss') / 1024,
+      tsx_rss_mb_at_20000_ours: (oursTsx.fresh.rss + per(oursTsx, 'rss') * 20_000) / MB,
     };
     for (const a of accounting.slice(1)) {
       figures[`load_rss_mb_${a.w}`] = (a.rss - base.rss) / MB;
@@ -182,14 +202,15 @@ export default async function gatewayIdle(): Promise<BenchResult> {
     }
     figures.load_rss_mb_node_tsx_baseline = base.rss / MB;
     const notes = [
-      `Run on a shared 2-core machine (other helpers' builds and tests alongside): times are pessimistic; memory figures are steadier.`,
+      `Run on a 2-core machine, with the client processes on the same cores as the server: times are pessimistic; memory figures are steadier.`,
       sessions < WANTED
         ? `Capped at ${sessions} sessions: this container's hard open-file limit is ${limit} per process (ulimit -Hn; not raisable without CAP_SYS_RESOURCE). rss_mb_at_20000_ours extrapolates fresh + per-session x 20,000.`
         : `All ${sessions} sessions held.`,
+      "Ours is the compiled server (each package's dist/ on plain node, as installed from the registry); tsx_* is the same server through tsx, as `npm start` runs it in the repository.",
       'Per-session figures: (with sessions - fresh) / sessions, after two forced GCs in the server process (--expose-gc).',
       'load_*: a fresh process through tsx (as the repository runs the server) after loading one thing, minus a process that loaded nothing (load_rss_mb_node_tsx_baseline); startServer = a whole fresh server with no client.',
     ];
-    return { description: `gateway-idle: ${sessions} identified idle Gateway sessions on one node (server in its own process, ${CLIENT_PROCESSES} client processes) beside a bare fastify + ws process with the same Hello/heartbeat`, figures, notes };
+    return { description: `gateway-idle: ${sessions} identified idle Gateway sessions on one node (compiled server in its own process, ${CLIENT_PROCESSES} client processes) beside a bare fastify + ws process with the same Hello/heartbeat`, figures, notes };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

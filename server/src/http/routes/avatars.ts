@@ -25,7 +25,7 @@ export function avatarRoutes(app: FastifyInstance, _ctx: ServerContext): void {
     const match = FILE.exec(req.params.file);
     const index = match ? Number(match[1]) : -1;
     if (index < 0 || index >= DEFAULT_AVATAR_COUNT) throw Errors.notFound();
-    const png = defaultAvatarPng(index, req.query.size);
+    const png = await defaultAvatarPng(index, req.query.size);
     return reply.type('image/png').header('cache-control', 'public, max-age=86400').send(png);
   });
 }
