@@ -14,5 +14,3 @@ export async function loadRedisParts() {
   ]);
   return { RedisEventBus, RedisConnectionTracker, RedisRateLimitStore, sharedGatewaySessions, VoiceCluster };
 }
-
-export type RedisParts = Awaited<ReturnType<typeof loadRedisParts>>;

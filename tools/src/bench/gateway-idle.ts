@@ -9,7 +9,7 @@
  * Then module load accounting: what a fresh server's memory is made of (gatewayIdle/loadProbe.ts).
  *
  * Our server runs twice: compiled, as a registry install runs it (each package's dist/ on plain
- * node, gatewayIdle/ourServerCompiled.mjs; the packages are built first when they are not), which
+ * node, gatewayIdle/ourServerCompiled.mjs; the packages are built first, every run), which
  * is what the targets are read against; and through tsx, as `npm start` runs it in the repository.
  *
  * BENCH_IDLE_SESSIONS (default 20,000) is capped by the open-file limit of one process
@@ -17,7 +17,7 @@
  * socket. The note says when the cap applied.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,10 +61,9 @@ function start(script: string, args: string[]): ChildProcess {
   return fork(join(HERE, script), args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
-/** The packages' dist/ as `npm run build:packages` writes them (built here when missing). */
-function ensurePackagesBuilt(): void {
-  if (existsSync(join(REPO, 'server/dist/index.js')) && existsSync(join(REPO, 'bindings/protocol/dist/index.js'))) return;
-  execFileSync('npm', ['run', 'build:packages'], { cwd: REPO, stdio: 'inherit' });
+/** The packages' dist/ as `npm run build:packages` writes them: built on every run, so a stale build is never measured. */
+function buildPackages(): void {
+  execFileSync('npm', ['run', 'build:packages'], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 function message<T>(child: ChildProcess, type: string, timeoutMs = 600_000): Promise<T> {
@@ -156,7 +155,7 @@ export default async function gatewayIdle(): Promise<BenchResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sl-bench-idle-'));
   try {
     const tokens = await prepare(dataDir, sessions);
-    ensurePackagesBuilt();
+    buildPackages();
     const ours = await measure('ourServerCompiled.mjs', [dataDir], tokens);
     const oursTsx = await measure('ourServer.ts', [dataDir], tokens);
     const peer = await measure('peerServer.ts', [], tokens);
