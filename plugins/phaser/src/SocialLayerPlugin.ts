@@ -6,13 +6,18 @@ import type { AttachOptions, FriendsClient, PluginClient, ShowFriendsOptions, Sh
  * Scene plugin that puts Social Layer lobby panels (chat, members) over a Phaser scene.
  *
  * Lifecycle: `boot` hooks the scene's update, shutdown and destroy events; `update` pumps the
- * client's queued callbacks when asked to; `shutdown` removes the panels and every client
+ * client's queued callbacks when asked to, and while the game loop sleeps (a game that draws
+ * frames on demand) a timer pumps them instead, so social events never wait for the next frame
+ * that only they would ask for; `shutdown` removes the panels and every client
  * listener (the scene's `create` attaches again when it restarts); `destroy` also unhooks the
  * scene events. The social logic is the client's: this only shows it.
  *
  * Install with `plugins: { scene: [SocialLayerPlugin.sceneConfig()] }` in the game config, then
  * in a scene: `this.socialLayer.attach(client).showLobby(lobbyId)`.
  */
+/** How often queued callbacks are pumped while the game loop sleeps (a game that draws on demand). */
+const SLEEP_PUMP_MS = 50;
+
 export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
   /** Plugin key in the Phaser plugin cache. */
   static readonly key = 'SocialLayerPlugin';
@@ -29,6 +34,7 @@ export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
   #overlayOptions: AttachOptions['overlay'];
   #overlay: LobbyOverlay | undefined;
   #events: Phaser.Events.EventEmitter | undefined;
+  #sleepPump: ReturnType<typeof setInterval> | undefined;
 
   override boot(): void {
     const events = this.systems?.events;
@@ -65,6 +71,7 @@ export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
     this.#client = client;
     this.#pumpCallbacks = options.pumpCallbacks ?? false;
     this.#overlayOptions = options.overlay;
+    if (this.#pumpCallbacks && this.#sleepPump === undefined) this.#sleepPump = setInterval(this.#pumpWhileAsleep, SLEEP_PUMP_MS);
     return this;
   }
 
@@ -127,6 +134,8 @@ export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
     this.#overlay = undefined;
     this.#client = undefined;
     this.#pumpCallbacks = false;
+    if (this.#sleepPump !== undefined) clearInterval(this.#sleepPump);
+    this.#sleepPump = undefined;
     return this;
   }
 
@@ -142,6 +151,11 @@ export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
 
   readonly #onUpdate = (): void => {
     if (this.#pumpCallbacks) this.#client?.runCallbacks();
+  };
+
+  /** The scene's update does not run while the loop sleeps: pump from here until it wakes. */
+  readonly #pumpWhileAsleep = (): void => {
+    if (this.#pumpCallbacks && this.game?.loop.running === false) this.#client?.runCallbacks();
   };
 
   readonly #onShutdown = (): void => {

@@ -24,7 +24,8 @@ export type PluginClient = PanelClient & Pick<Client, 'runCallbacks'>;
 export interface AttachOptions {
   /**
    * Call `client.runCallbacks()` on every scene update. Turn it on when the client was made with
-   * `queueEvents: true`, so social events land inside the game loop. Default false.
+   * `queueEvents: true`, so social events land inside the game loop. While the loop sleeps (a game
+   * that draws frames on demand, `game.loop.sleep()`), a 50 ms timer pumps them instead. Default false.
    */
   pumpCallbacks?: boolean;
   /** The overlay's options: its toggle key (Shift+Tab by default) and whether panels start collapsed. */

@@ -146,6 +146,16 @@ describe('SocialLayerPlugin in a Phaser game', () => {
     await expect
       .poll(() => page.evaluate(() => (window as any).harness.client.runCallbacksCalls as number))
       .toBeGreaterThan(before + 2);
+
+    // A game that draws on demand puts its loop to sleep: no scene update runs, and the queued
+    // callbacks are still pumped (by the plugin's timer) until the loop wakes.
+    await page.evaluate(() => (window as any).harness.game.loop.sleep());
+    expect(await page.evaluate(() => (window as any).harness.game.loop.running)).toBe(false);
+    const asleep = await page.evaluate(() => (window as any).harness.client.runCallbacksCalls as number);
+    await expect
+      .poll(() => page.evaluate(() => (window as any).harness.client.runCallbacksCalls as number))
+      .toBeGreaterThan(asleep + 3);
+    await page.evaluate(() => (window as any).harness.game.loop.wake());
   });
 
   it('frees everything when the game is destroyed', async () => {
