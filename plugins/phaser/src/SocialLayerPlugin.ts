@@ -2,6 +2,9 @@ import * as Phaser from 'phaser';
 import { LobbyOverlay, type FriendsPanel, type InviteToasts, type LobbyChatPanel, type LobbyMemberList } from '@social-layer/ui';
 import type { AttachOptions, FriendsClient, PluginClient, ShowFriendsOptions, ShowLobbyOptions } from './types.ts';
 
+/** How often queued callbacks are pumped while the game loop sleeps (a game that draws on demand). */
+const SLEEP_PUMP_MS = 50;
+
 /**
  * Scene plugin that puts Social Layer lobby panels (chat, members) over a Phaser scene.
  *
@@ -15,9 +18,6 @@ import type { AttachOptions, FriendsClient, PluginClient, ShowFriendsOptions, Sh
  * Install with `plugins: { scene: [SocialLayerPlugin.sceneConfig()] }` in the game config, then
  * in a scene: `this.socialLayer.attach(client).showLobby(lobbyId)`.
  */
-/** How often queued callbacks are pumped while the game loop sleeps (a game that draws on demand). */
-const SLEEP_PUMP_MS = 50;
-
 export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
   /** Plugin key in the Phaser plugin cache. */
   static readonly key = 'SocialLayerPlugin';
