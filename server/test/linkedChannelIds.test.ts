@@ -40,9 +40,13 @@ describe('LinkedChannelIds', () => {
 
   it('reloads after the TTL as a backstop', async () => {
     const db = fakeDb([]);
-    const ids = new LinkedChannelIds(db as never, new LocalEventBus(), 0);
+    // A TTL of a whole second: with 0, a millisecond ticking between a load and the look after
+    // it already counted as expired, and a loaded machine saw three loads (a CI rehearsal).
+    const ids = new LinkedChannelIds(db as never, new LocalEventBus(), 1_000);
     await ids.has('c');
-    await new Promise((r) => setTimeout(r, 5));
+    await ids.has('c');
+    expect(db.queries).toBe(1);
+    await new Promise((r) => setTimeout(r, 1_100));
     await ids.has('c');
     expect(db.queries).toBe(2);
     ids.close();
