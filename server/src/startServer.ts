@@ -64,6 +64,12 @@ export interface ServerOptions {
   resumeWindowMs?: number;
   /** Dispatches kept per session for Resume. */
   maxBufferedDispatches?: number;
+  /**
+   * With redisUrl: how old an entry of the Resume streams may get before it is trimmed. The
+   * default (the session record's lifetime plus a minute) is the shortest that never trims what a
+   * Resume needs (events/resumeKeys.ts); tests set it short to watch the trim.
+   */
+  resumeStreamMaxAgeMs?: number;
   /** How long a dropped socket still counts as connected, so a quick Resume does not flicker. */
   presenceGraceMs?: number;
   /**
@@ -277,6 +283,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
     resumeWindowMs: options.resumeWindowMs ?? 120_000,
     maxBufferedDispatches: options.maxBufferedDispatches ?? 5000,
+    ...(options.resumeStreamMaxAgeMs !== undefined ? { streamMaxAgeMs: options.resumeStreamMaxAgeMs } : {}),
   };
   const gateway = new GatewayServer(
     upgrades,

@@ -328,7 +328,7 @@ describe('Gateway Resume across nodes (Redis)', () => {
     const g1 = await openGateway(a.server.url);
     const ready = await g1.identify(p.alice.token);
     const bus = await redisBus();
-    bus.streamUserTopics({ maxLen: MAX_BUFFERED, ttlMs: 60_000 });
+    bus.streamUserTopics({ maxLen: MAX_BUFFERED, ttlMs: 60_000, maxAgeMs: 60_000 });
     const total = 6 * MAX_BUFFERED;
     for (let i = 1; i <= total; i++) bus.publish(userTopic(a.app.id, p.alice.userId), { t: 'TEST_EVENT', json: JSON.stringify({ i }) });
     await g1.next((f) => f.t === 'TEST_EVENT' && f.d.i === total, 30_000);
@@ -349,5 +349,108 @@ describe('Gateway Resume across nodes (Redis)', () => {
     const g2 = await openGateway(b.server.url);
     resume(g2, p.alice.token, ready.session_id, 1);
     expect((await g2.next((f) => f.op === 9, 15_000)).d).toBe(false);
+  }, 60_000);
+});
+
+/** Entries older than this are trimmed on the next append, on the two nodes below. */
+const AGE_MS = 1500;
+
+describe('Gateway Resume streams bounded by age (Redis)', () => {
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    const { database } = await clusterNodes();
+    for (const n of [0, 1]) {
+      const node = await startTestServer({ ...nodeOptions, database, redisUrl: REDIS_URL, bus: await redisBus(), resumeStreamMaxAgeMs: AGE_MS });
+      servers.push(node);
+      if (n === 0) a = node;
+      else b = node;
+    }
+  }, 120_000);
+
+  /**
+   * A quiet session: three messages, a pause longer than the age bound, one more (its append
+   * trims the old frames), then the socket is cut, two messages go out through the other node,
+   * and the client resumes there. `trimUserStream` also trims Alice's user stream exactly up to
+   * the last message before the cut, as the age trim does once whole stream nodes are old.
+   */
+  async function quietSession(trimUserStream: boolean): Promise<void> {
+    const p = await players(a);
+    const g1 = await openGateway(a.server.url);
+    const ready = await g1.identify(p.alice.token);
+    for (let i = 1; i <= 3; i++) await say(a, p, `old-${i}`);
+    await g1.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'old-3', 15_000);
+    await new Promise((r) => setTimeout(r, AGE_MS + 300));
+    await say(a, p, 'new-1');
+    await g1.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'new-1', 15_000);
+    const redis = new Redis(REDIS_URL);
+    try {
+      const sessionStream = resumeKeys.sessionStream(PREFIX, ready.session_id);
+      const userStream = resumeKeys.userStream(PREFIX, userTopic(a.app.id, p.alice.userId));
+      // The session stream lost every frame older than the bound (READY and old-1..3), exactly.
+      await expect.poll(async () => (await redis.xrange(sessionStream, '-', '+')).map(([, f]) => f[f.indexOf('f') + 1]).join('\n'), { timeout: 5000 }).toContain('new-1');
+      const kept = (await redis.xrange(sessionStream, '-', '+')).map(([, f]) => f[f.indexOf('f') + 1]!);
+      expect(kept.some((frame) => frame.includes('old-') || frame.includes('"READY"'))).toBe(false);
+      // ...and the record names the newest user-stream entry among them: old-3's.
+      const entries = await redis.xrange(userStream, '-', '+');
+      const old3 = entries.find(([, f]) => f.join(' ').includes('old-3'))?.[0];
+      const tu = await redis.hget(resumeKeys.session(PREFIX, ready.session_id), 'tu');
+      if (old3) expect(tu).toBe(old3);
+      else expect(tu).toMatch(/^\d+-\d+$/);
+      if (trimUserStream) {
+        const newest = entries.find(([, f]) => f.join(' ').includes('new-1'))![0];
+        await redis.xtrim(userStream, 'MINID', newest);
+        expect((await redis.xrange(userStream, '-', '+')).map(([id]) => id)).toEqual([newest]);
+      }
+    } finally {
+      await redis.quit();
+    }
+    g1.terminate();
+    for (let i = 1; i <= 2; i++) await say(b, p, `gap-${i}`);
+    const g2 = await openGateway(b.server.url);
+    resume(g2, p.alice.token, ready.session_id, lastSeq(g1));
+    const first = await g2.next((f) => f.t === 'RESUMED' || f.op === 9, 15_000);
+    expect(first.t).toBe('RESUMED');
+    await say(b, p, 'after');
+    await g2.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'after', 15_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const all = joined(g1, g2);
+    expectContiguous(all);
+    // Nothing the session had is sent again (the old messages are still in the user stream
+    // unless trimmed), and nothing it lacked is lost.
+    expect(messages(all)).toEqual(['old-1', 'old-2', 'old-3', 'new-1', 'gap-1', 'gap-2', 'after']);
+    g2.ws.close(1000);
+  }
+
+  it('trims a quiet session\'s old frames; it resumes on another node with nothing sent twice', () => quietSession(false), 60_000);
+
+  it('resumes on another node when the age trim took the user stream\'s entries up to the cut: nothing lost', () => quietSession(true), 60_000);
+
+  it('trims the user stream by age: a burst long past leaves at most one stream node', async () => {
+    const p = await players(a);
+    const g1 = await openGateway(a.server.url);
+    const ready = await g1.identify(p.alice.token);
+    const bus = await redisBus();
+    bus.streamUserTopics({ maxLen: 10_000, ttlMs: 60_000, maxAgeMs: AGE_MS });
+    const topic = userTopic(a.app.id, p.alice.userId);
+    const burst = 600;
+    for (let i = 1; i <= burst; i++) bus.publish(topic, { t: 'TEST_EVENT', json: JSON.stringify({ i }) });
+    await g1.next((f) => f.t === 'TEST_EVENT' && f.d.i === burst, 30_000);
+    const redis = new Redis(REDIS_URL);
+    try {
+      const userStream = resumeKeys.userStream(PREFIX, topic);
+      expect(await redis.xlen(userStream)).toBeGreaterThanOrEqual(burst);
+      await new Promise((r) => setTimeout(r, AGE_MS + 300));
+      bus.publish(topic, { t: 'TEST_EVENT', json: JSON.stringify({ i: burst + 1 }) });
+      await g1.next((f) => f.t === 'TEST_EVENT' && f.d.i === burst + 1, 15_000);
+      // MINID ~ removes whole stream nodes (at most 100 entries each): what stays is the newest node.
+      await expect.poll(() => redis.xlen(userStream), { timeout: 5000 }).toBeLessThanOrEqual(101);
+      expect((await redis.xrevrange(userStream, '+', '-', 'COUNT', 1))[0]![1].join(' ')).toContain(`"i":${burst + 1}`);
+      // The session's own stream keeps only the frame appended after the pause.
+      expect(await redis.xlen(resumeKeys.sessionStream(PREFIX, ready.session_id))).toBe(1);
+    } finally {
+      await redis.quit();
+    }
+    g1.ws.close(1000);
   }, 60_000);
 });

@@ -7,12 +7,17 @@ import { isUserTopic, resumeKeys, type UserStreamSettings } from './resumeKeys.t
  * marker key exists), appends it to the user's stream in the same step: a node that takes a
  * session over reads what was published while no node held it (node dead, client not back yet).
  * The stream entry ID travels with the message so each session can tell what it already has.
+ * The stream is bounded by count (MAXLEN ~) and by age (MINID ~ on the Redis clock, which
+ * stamps the IDs); `~` trims whole stream nodes only, which is what keeps trimming cheap.
  */
 const PUBLISH_STREAMED = `
 local id = ''
 if redis.call('EXISTS', KEYS[1]) == 1 then
   id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[3], 'j', ARGV[4])
   redis.call('PEXPIRE', KEYS[2], ARGV[6])
+  local now = redis.call('TIME')
+  local cutoff = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[7])
+  if cutoff > 0 then redis.call('XTRIM', KEYS[2], 'MINID', '~', string.format('%d', cutoff)) end
 end
 redis.call('PUBLISH', ARGV[1], ARGV[2] .. '\\n' .. id .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[4])
 return id
@@ -58,9 +63,9 @@ export class RedisEventBus implements EventBus {
   publish(topic: string, dispatch: Dispatch): void {
     if (this.userStreams && isUserTopic(topic)) {
       // Local sessions get it once the stream entry ID is known (they record which entries they hold).
-      const { maxLen, ttlMs } = this.userStreams;
+      const { maxLen, ttlMs, maxAgeMs } = this.userStreams;
       (this.pub as Redis & { publishStreamed(...args: (string | number)[]): Promise<string> })
-        .publishStreamed(resumeKeys.userMarker(this.prefix, topic), resumeKeys.userStream(this.prefix, topic), this.prefix + topic, this.nodeId, dispatch.t, dispatch.json, maxLen, ttlMs)
+        .publishStreamed(resumeKeys.userMarker(this.prefix, topic), resumeKeys.userStream(this.prefix, topic), this.prefix + topic, this.nodeId, dispatch.t, dispatch.json, maxLen, ttlMs, maxAgeMs)
         .then(
           (id) => this.deliver(topic, id ? { t: dispatch.t, json: dispatch.json, id } : dispatch),
           () => this.publishPlain(topic, dispatch),

@@ -6,7 +6,7 @@
 export const resumeKeys = {
   /** Present (with expiry) while some session of the topic's user may still be resumed: only then is the stream written. */
   userMarker: (prefix: string, topic: string) => `${prefix}gw:um:${topic}`,
-  /** Every dispatch published to the user topic while a session may need it (XADD, MAXLEN ~, expiring). */
+  /** Every dispatch published to the user topic while a session may need it (XADD; bounded by count and age; expiring). */
   userStream: (prefix: string, topic: string) => `${prefix}gw:us:${topic}`,
   /** The session record: user, application, token hash, owning node, where its user stream starts. */
   session: (prefix: string, sessionId: string) => `${prefix}gw:s:${sessionId}`,
@@ -17,7 +17,27 @@ export const resumeKeys = {
 /** Settings of the per-user dispatch streams: how many entries and how long they are kept. */
 export interface UserStreamSettings {
   maxLen: number;
+  /** The stream key's expiry, renewed on every append. */
   ttlMs: number;
+  /**
+   * Entries older than this are trimmed on the next append (`XTRIM MINID ~`, by the Redis
+   * clock, which also stamps the entry IDs). Without it a busy player's stream held `maxLen`
+   * entries for as long as it kept getting dispatches. See `streamMaxAgeMs` for why no entry
+   * a Resume needs is ever this old.
+   */
+  maxAgeMs: number;
+}
+
+/**
+ * How old a stream entry (user or session stream) may get before it is trimmed. A session can
+ * be resumed only while its record lives, and the record lives at most `recordTtlMs` past the
+ * last sign of life of the node that held it (a heartbeat refresh, or the detach). What a
+ * resuming client lacks was sent or published after that moment, give or take frames that
+ * were in flight when its socket broke: `marginMs` covers those. So nothing a Resume needs is
+ * older than `recordTtlMs + marginMs`.
+ */
+export function streamMaxAgeMs(recordTtlMs: number, marginMs = 60_000): number {
+  return recordTtlMs + marginMs;
 }
 
 /** Only per-user topics are streamed: they are what a resumed session must not miss. */

@@ -189,7 +189,7 @@ export class GatewayServer {
     // read the streams: nothing published in between falls through, and duplicates are dropped.
     this.unsubscribe.set(sessionId, this.bus.subscribe(topic, (d) => session.dispatch(d)));
     await this.bus.whenSubscribed(topic);
-    const restored = await shared.restore(sessionId, topic, claimed.from);
+    const restored = await shared.restore(sessionId, topic, claimed.from, claimed.trimmedUpTo);
     if (restored === 'lost' || session.closed) {
       this.endSession(session);
       return null;

@@ -16,6 +16,8 @@ export interface ClaimedSession extends SessionMeta {
   previousNode: string;
   /** Last user-stream entry before the session subscribed: entries up to it predate the session. */
   from: string;
+  /** Newest user-stream entry among the frames the age trim removed ('0-0': none): the session had it. */
+  trimmedUpTo: string;
 }
 
 /** A sent frame as the session stream keeps it: its sequence, the frame, the user-stream entry it came from. */
@@ -43,13 +45,43 @@ export interface RedisSessionStoreOptions {
   attachedTtlMs: number;
   /** Frames kept per session stream (MAXLEN ~). */
   maxLen: number;
+  /** Frames older than this are trimmed on the next append (resumeKeys.streamMaxAgeMs). */
+  maxAgeMs: number;
 }
 
-/** Appends a frame only while this node still owns the session (a fence: after a takeover the old node's writes fail). */
+/**
+ * Appends a frame only while this node still owns the session (a fence: after a takeover the old
+ * node's writes fail), then trims frames older than the age bound (ARGV[7], on the Redis clock,
+ * which stamps the IDs). The age trim is exact, and it records in the session's hash (`tu`) the
+ * newest user-stream entry among the frames it removed: the session had those entries, and a
+ * Resume must not send them again once their frames are gone (see restore). At most 256 frames
+ * go per append, so one append never stalls Redis; the next one takes the rest.
+ */
 const APPEND = `
 if redis.call('HGET', KEYS[1], 'node') ~= ARGV[1] then return 0 end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 's', ARGV[2], 'f', ARGV[3], 'u', ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
+local now = redis.call('TIME')
+local cutoff = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[7])
+if cutoff <= 0 then return 1 end
+local old = redis.call('XRANGE', KEYS[2], '-', '(' .. string.format('%d', cutoff) .. '-0', 'COUNT', 256)
+if #old == 0 then return 1 end
+local function newer(a, b)
+  if b == false or b == nil or b == '' then return true end
+  local am, as = string.match(a, '(%d+)-(%d+)')
+  local bm, bs = string.match(b, '(%d+)-(%d+)')
+  am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
+  return am > bm or (am == bm and as > bs)
+end
+local tu = redis.call('HGET', KEYS[1], 'tu')
+for _, e in ipairs(old) do
+  local f = e[2]
+  for i = 1, #f, 2 do
+    if f[i] == 'u' and f[i + 1] ~= '' and newer(f[i + 1], tu) then tu = f[i + 1] end
+  end
+  redis.call('XDEL', KEYS[2], e[1])
+end
+if tu then redis.call('HSET', KEYS[1], 'tu', tu) end
 return 1
 `;
 
@@ -147,7 +179,7 @@ export class RedisSessionStore {
   /** Resolves false when another node owns the session now (this one must let it go). */
   async append(sessionId: string, s: number, frame: string, u: string): Promise<boolean> {
     const [rec, stream] = this.keys(sessionId);
-    return (await this.redis.gwAppend(rec, stream, this.nodeId, s, frame, u, this.options.maxLen, this.options.attachedTtlMs)) === 1;
+    return (await this.redis.gwAppend(rec, stream, this.nodeId, s, frame, u, this.options.maxLen, this.options.attachedTtlMs, this.options.maxAgeMs)) === 1;
   }
 
   /** The node that holds the session now (null: no record). */
@@ -193,6 +225,7 @@ export class RedisSessionStore {
       capabilities: Number(f.caps ?? 0),
       previousNode: f.node!,
       from: f.from ?? '0-0',
+      trimmedUpTo: f.tu ?? '0-0',
     };
   }
 
@@ -200,7 +233,7 @@ export class RedisSessionStore {
    * The frames a claimed session was sent, and the user-topic dispatches it missed; 'lost' when
    * either stream no longer holds what the session needs (the client then identifies anew).
    */
-  async restore(sessionId: string, userTopic: string, from: string): Promise<RestoredSession | 'lost'> {
+  async restore(sessionId: string, userTopic: string, from: string, trimmedUpTo = '0-0'): Promise<RestoredSession | 'lost'> {
     const [, stream] = this.keys(sessionId);
     const raw = await this.redis.xrange(stream, '-', '+');
     if (raw.length === 0) return 'lost';
@@ -211,8 +244,9 @@ export class RedisSessionStore {
     });
     const held = frames.map((f) => f.u).filter((u) => u !== '');
     const seen = new Set(held);
-    // Entries at or below the floor count as held: the session was subscribed in order up to there.
-    let floor = from;
+    // Entries at or below the floor count as held: the session was subscribed in order up to there,
+    // and the age trim removed only frames of entries it had (trimmedUpTo).
+    let floor = maxId(from, trimmedUpTo);
     if (held.length > REORDER_WINDOW) floor = maxId(floor, [...held].sort(compareIds)[held.length - REORDER_WINDOW - 1]!);
     const userStream = resumeKeys.userStream(this.options.prefix, userTopic);
     const [after, atFloor, info] = await Promise.all([
@@ -221,11 +255,15 @@ export class RedisSessionStore {
       this.redis.call('XINFO', 'STREAM', userStream).catch(() => null) as Promise<unknown[] | null>,
     ]);
     // Trimming removes the oldest entries first: when the floor entry is gone and the stream was
-    // ever trimmed, entries the session needs may be gone too.
+    // ever trimmed, entries the session needs may be gone too. Only trimming by count can take
+    // them: the age trim removes nothing a resumable session lacks (streamMaxAgeMs). And had the
+    // count trim taken one, the entries after it, all too young for the age trim, would still
+    // fill the stream to its count: a stream below its count lost nothing the session needs.
     if (info && atFloor.length === 0) {
       const fields = new Map<string, unknown>();
       for (let i = 0; i + 1 < info.length; i += 2) fields.set(String(info[i]), info[i + 1]);
-      if (Number(fields.get('entries-added') ?? 0) > Number(fields.get('length') ?? 0)) return 'lost';
+      const length = Number(fields.get('length') ?? 0);
+      if (Number(fields.get('entries-added') ?? 0) > length && length >= this.options.maxLen) return 'lost';
     }
     const missed: RestoredSession['missed'] = [];
     for (const [id, fields] of after) {
