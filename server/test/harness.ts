@@ -113,8 +113,8 @@ export class RawGateway {
     this.ws.send(typeof payload === 'string' ? payload : JSON.stringify(payload));
   }
 
-  async identify(token: string): Promise<any> {
-    this.send({ op: 2, d: { token, properties: { os: 'linux', browser: 'test', device: 'test' } } });
+  async identify(token: string, intents?: number): Promise<any> {
+    this.send({ op: 2, d: { token, ...(intents === undefined ? {} : { intents }), properties: { os: 'linux', browser: 'test', device: 'test' } } });
     return (await this.next((f) => f.t === 'READY')).d;
   }
 

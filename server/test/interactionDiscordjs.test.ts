@@ -56,8 +56,7 @@ beforeAll(async () => {
   await services.installBot(guildId, t.app.id, Permission.ViewChannel | Permission.SendMessages | Permission.ReadMessageHistory);
 
   userGw = await RawGateway.open(t.server);
-  userGw.send({ op: 2, d: { token: user.token, intents: MessageIntent.Guilds | MessageIntent.GuildMessages, properties: { os: 'linux', browser: 'test', device: 'test' } } });
-  await userGw.next((f) => f.t === 'READY');
+  await userGw.identify(user.token, MessageIntent.Guilds | MessageIntent.GuildMessages);
 
   bot = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: `${t.server.url}/api` } });
   bot.on(Events.InteractionCreate, (i) => {

@@ -36,8 +36,7 @@ beforeAll(async () => {
   await receiver.start();
   commandId = (await t.req('POST', `/applications/${t.app.id}/commands`, { token: t.app.botToken, bot: true, body: { name: 'hello', description: 'Say hello' } })).body.id;
   userGw = await RawGateway.open(t.server);
-  userGw.send({ op: 2, d: { token: user.token, intents: MessageIntent.Guilds | MessageIntent.GuildMessages, properties: { os: 'linux', browser: 'test', device: 'test' } } });
-  await userGw.next((f) => f.t === 'READY');
+  await userGw.identify(user.token, MessageIntent.Guilds | MessageIntent.GuildMessages);
 });
 afterAll(async () => {
   userGw?.terminate();

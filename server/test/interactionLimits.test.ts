@@ -52,8 +52,7 @@ for (const { name: dbName, config } of databaseConfigs()) {
       bot = await RawGateway.open(t.server);
       await bot.identify(t.app.botToken);
       userGw = await RawGateway.open(t.server);
-      userGw.send({ op: 2, d: { token: user.token, intents: MessageIntent.Guilds | MessageIntent.GuildMessages, properties: { os: 'linux', browser: 'test', device: 'test' } } });
-      await userGw.next((f) => f.t === 'READY');
+      await userGw.identify(user.token, MessageIntent.Guilds | MessageIntent.GuildMessages);
     });
     afterAll(async () => {
       bot?.terminate();

@@ -43,8 +43,7 @@ beforeAll(async () => {
   await services.installBot(guildId, other.id, BOT_PERMISSIONS);
 
   userGw = await RawGateway.open(t.server);
-  userGw.send({ op: 2, d: { token: user.token, intents: MessageIntent.Guilds | MessageIntent.GuildMessages | MessageIntent.GuildMessageReactions, properties: { os: 'linux', browser: 'test', device: 'test' } } });
-  await userGw.next((f) => f.t === 'READY');
+  await userGw.identify(user.token, MessageIntent.Guilds | MessageIntent.GuildMessages | MessageIntent.GuildMessageReactions);
 
   const rest = { api: `${t.server.url}/api` };
   reader = new Client({ intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.GuildMessageReactions, GatewayIntentBits.MessageContent], rest });
