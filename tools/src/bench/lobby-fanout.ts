@@ -2,9 +2,18 @@
  * Lobby message fan-out over the real platform: one member sends a lobby message over HTTP and
  * all 100 members (the sender too) receive LOBBY_MESSAGE_CREATE on their Gateway sockets. Latency
  * is send-start to each receipt. The peer is the floor for the same job: a bare `ws` server
- * broadcasting a frame of the same size to 100 loopback sockets, alive beside ours in the same
- * process, the two taking turns round by round (lobby/interleave.ts).
- * Ours includes the HTTP request, validation, the SQLite write and the per-session framing.
+ * broadcasting a frame of the same size to 100 loopback sockets, the two taking turns round by
+ * round (lobby/interleave.ts). Ours includes the HTTP request, validation, the SQLite write and
+ * the per-session framing.
+ *
+ * Two layouts, both printed:
+ * - split (the target's figure): the platform node and the raw peer's server in a process of
+ *   their own (lobby/platformProcess.ts), the sender and receivers in this one, as in a
+ *   deployment. The raw side's latency starts at its broadcast in the server process (the shared
+ *   monotonic clock), not at the IPC that triggers it; CPU is the server process's.
+ * - in-process: everything in this one process, as the earlier sessions measured it; there the
+ *   sender's HTTP client and every receiver share the server's event loop, so latency is the
+ *   process's CPU and the CPU ratio is the whole-process one.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,93 +24,71 @@ import { startServer } from '@social-layer/server';
 import { apiJson, openGatewaySession, paddedFrame } from './fanout.ts';
 import { nowMs, percentile } from './stats.ts';
 import type { BenchResult } from './types.ts';
-import { interleavedRounds, rawBroadcaster, type Receipt } from './lobby/interleave.ts';
+import { interleavedRounds, rawBroadcaster, rawClients, type Receipt, type Side, type SideSample } from './lobby/interleave.ts';
 import { closeHttp, postJson } from './lobby/http.ts';
 import { profiled } from './lobby/profile.ts';
+import { Child } from './voiceRelayUdp/ipc.ts';
 
 const MEMBERS = Number(process.env.BENCH_LOBBY_MEMBERS ?? 100);
 const WARMUP = 30;
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 300);
 
-export default async function lobbyFanout(): Promise<BenchResult> {
+/** A lobby of MEMBERS on the server at `url`, each member with a Gateway session reporting LOBBY_MESSAGE_CREATE to `ours`. */
+async function lobbyWithSessions(url: string, appId: string, ours: Receipt, frame: { bytes: number }, sockets: WebSocket[]): Promise<{ lobbyId: string; sender: string }> {
+  const api = `${url}/api/v10`;
+  const tokens: string[] = [];
+  for (let i = 0; i < MEMBERS; i++) {
+    const t = await apiJson('POST', `${api}/partner-sdk/token`, null, { client_id: appId, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
+    tokens.push(t.access_token);
+  }
+  let lobbyId = '';
+  for (const token of tokens) lobbyId = (await apiJson('PUT', `${api}/lobbies`, token, { secret: 'bench-lobby' })).id;
+  const wsUrl = `${url.replace('http', 'ws')}/gateway?v=10&encoding=json`;
+  for (const token of tokens) {
+    sockets.push(
+      await openGatewaySession(wsUrl, token, (t, d, text) => {
+        if (t !== 'LOBBY_MESSAGE_CREATE') return;
+        frame.bytes = text.length;
+        ours.handler?.(d.content, nowMs());
+      }),
+    );
+  }
+  return { lobbyId, sender: tokens[0]! };
+}
+
+/** The raw peer's frame: the same bytes as our latest frame (known after ours' first warm-up round). */
+const rawFrame = (i: number, content: string, bytes: number) => paddedFrame({ op: 0, t: 'LOBBY_MESSAGE_CREATE', s: i + 1, d: { content, pad: '' } } as { d: { pad: string } }, bytes);
+
+/** Warm-up, then the measured rounds, profiled under BENCH_PROFILE (this process, and the server's when it is a child). */
+async function run(name: string, sides: Side[], child?: Child): Promise<Record<string, SideSample>> {
+  const key = (side: string, i: number) => `move ${side} ${i} x=${(i * 37) % 800} y=${(i * 53) % 600}`;
+  await interleavedRounds(sides, WARMUP, 0, (side, i) => `warm ${key(side, i)}`);
+  await child?.request({ type: 'profile-start', name: `${name}-server` });
+  try {
+    return await profiled(name, () => interleavedRounds(sides, 0, MESSAGES, key));
+  } finally {
+    await child?.request({ type: 'profile-stop' });
+  }
+}
+
+/** Everything in this process. */
+async function inProcess(): Promise<{ samples: Record<string, SideSample>; frameBytes: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));
   const server = await startServer({ port: 0, dataDir: dir, serveSamples: false, logLevel: 'error', heartbeatIntervalMs: 60_000, rateLimits: false });
   const sockets: WebSocket[] = [];
   let raw: Awaited<ReturnType<typeof rawBroadcaster>> | undefined;
   try {
     const app = await server.createApplication({ name: 'bench' });
-    const api = `${server.url}/api/v10`;
-    const tokens: string[] = [];
-    for (let i = 0; i < MEMBERS; i++) {
-      const t = await apiJson('POST', `${api}/partner-sdk/token`, null, { client_id: app.id, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
-      tokens.push(t.access_token);
-    }
-    let lobbyId = '';
-    for (const token of tokens) lobbyId = (await apiJson('PUT', `${api}/lobbies`, token, { secret: 'bench-lobby' })).id;
-
-    let frameBytes = 0;
     const ours: Receipt = {};
-    const wsUrl = `${server.url.replace('http', 'ws')}/gateway?v=10&encoding=json`;
-    for (const token of tokens) {
-      sockets.push(
-        await openGatewaySession(wsUrl, token, (t, d, text) => {
-          if (t !== 'LOBBY_MESSAGE_CREATE') return;
-          frameBytes = text.length;
-          ours.handler?.(d.content, nowMs());
-        }),
-      );
-    }
+    const frame = { bytes: 0 };
+    const { lobbyId, sender } = await lobbyWithSessions(server.url, app.id, ours, frame, sockets);
     raw = await rawBroadcaster(MEMBERS, (f) => f.d.content);
     const peer = raw;
-    const sides = [
-      { name: 'ours', receivers: MEMBERS, receipt: ours, trigger: (_i: number, content: string) => postJson('POST', `${api}/lobbies/${lobbyId}/messages`, tokens[0]!, { content }) },
-      {
-        name: 'raw',
-        receivers: MEMBERS,
-        receipt: peer.receipt,
-        // Same bytes as our latest frame (known after the first warm-up round of ours).
-        trigger: (i: number, content: string) => peer.broadcast(paddedFrame({ op: 0, t: 'LOBBY_MESSAGE_CREATE', s: i + 1, d: { content, pad: '' } } as { d: { pad: string } }, frameBytes)),
-      },
-    ];
-    const key = (side: string, i: number) => `move ${side} ${i} x=${(i * 37) % 800} y=${(i * 53) % 600}`;
-    await interleavedRounds(sides, WARMUP, 0, (side, i) => `warm ${key(side, i)}`);
-    const samples = await profiled('lobby-fanout', () => interleavedRounds(sides, 0, MESSAGES, key));
-    const o = samples.ours!;
-    const r = samples.raw!;
-    const f = {
-      members: MEMBERS,
-      messages: MESSAGES,
-      frame_bytes: frameBytes,
-      ours_p50_ms: percentile(o.receipts, 50),
-      ours_p99_ms: percentile(o.receipts, 99),
-      ours_last_member_p50_ms: percentile(o.lastReceipts, 50),
-      ours_last_member_p99_ms: percentile(o.lastReceipts, 99),
-      ours_http_response_p50_ms: percentile(o.triggerDone, 50),
-      ours_cpu_per_message_p50_ms: percentile(o.cpu, 50),
-      raw_ws_p50_ms: percentile(r.receipts, 50),
-      raw_ws_p99_ms: percentile(r.receipts, 99),
-      raw_ws_last_member_p50_ms: percentile(r.lastReceipts, 50),
-      raw_ws_last_member_p99_ms: percentile(r.lastReceipts, 99),
-      raw_ws_cpu_per_broadcast_p50_ms: percentile(r.cpu, 50),
-    };
-    const ratioP99 = f.ours_p99_ms / f.raw_ws_p99_ms;
-    return {
-      description: `Lobby message fan-out to ${MEMBERS} members over the real Gateway (HTTP send -> every member's dispatch), vs raw ws broadcast of the same frame to ${MEMBERS} sockets; rounds interleaved.`,
-      figures: {
-        ...f,
-        ratio_p50_ours_over_raw: f.ours_p50_ms / f.raw_ws_p50_ms,
-        ratio_p99_ours_over_raw: ratioP99,
-        ratio_last_member_p50_ours_over_raw: f.ours_last_member_p50_ms / f.raw_ws_last_member_p50_ms,
-        ratio_last_member_p99_ours_over_raw: f.ours_last_member_p99_ms / f.raw_ws_last_member_p99_ms,
-        ratio_cpu_ours_over_raw: f.ours_cpu_per_message_p50_ms / f.raw_ws_cpu_per_broadcast_p50_ms,
-        target_p99_within_1_5x_raw: ratioP99 <= 1.5 ? 'met' : 'not met',
-      },
-      notes: [
-        'Sender, server, receivers and the raw peer share one process and this machine\'s cores; ours and raw alternate round by round.',
-        'Ours = HTTP request + validation + SQLite insert + per-session sequencing; raw ws = socket writes only (the floor).',
-        `HTTP rate limits are off here: one sender posts far faster than a player would. Sender's HTTP client: ${process.env.BENCH_HTTP === 'fetch' ? 'fetch' : 'node:http keep-alive'}.`,
-      ],
-    };
+    const samples = await run('lobby-fanout-in-process', [
+      { name: 'ours', receivers: MEMBERS, receipt: ours, trigger: (_i, content) => postJson('POST', `${server.url}/api/v10/lobbies/${lobbyId}/messages`, sender, { content }) },
+      { name: 'raw', receivers: MEMBERS, receipt: peer.receipt, trigger: (i, content) => peer.broadcast(rawFrame(i, content, frame.bytes)) },
+    ]);
+    return { samples, frameBytes: frame.bytes };
   } finally {
     closeHttp();
     for (const s of sockets) s.terminate();
@@ -109,4 +96,84 @@ export default async function lobbyFanout(): Promise<BenchResult> {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The platform and the raw peer's server in a child process; sender and receivers here. */
+async function split(): Promise<{ samples: Record<string, SideSample>; frameBytes: number }> {
+  const child = new Child('../lobby/platformProcess.ts');
+  const sockets: WebSocket[] = [];
+  let raw: Awaited<ReturnType<typeof rawClients>> | undefined;
+  try {
+    const ready = await child.once('ready');
+    const url = ready.url as string;
+    const ours: Receipt = {};
+    const frame = { bytes: 0 };
+    const { lobbyId, sender } = await lobbyWithSessions(url, ready.appId as string, ours, frame, sockets);
+    raw = await rawClients(ready.rawPort as number, MEMBERS, (f) => f.d.content);
+    const cpu = async () => (await child.request({ type: 'cpu' })).ms as number;
+    const samples = await run('lobby-fanout', [
+      { name: 'ours', receivers: MEMBERS, receipt: ours, cpu, trigger: (_i, content) => postJson('POST', `${url}/api/v10/lobbies/${lobbyId}/messages`, sender, { content }) },
+      {
+        name: 'raw',
+        receivers: MEMBERS,
+        receipt: raw.receipt,
+        cpu,
+        trigger: async (i, content) => ({ startedAt: (await child.request({ type: 'raw', frame: rawFrame(i, content, frame.bytes) })).startedAt as number }),
+      },
+    ], child);
+    return { samples, frameBytes: frame.bytes };
+  } finally {
+    closeHttp();
+    for (const s of sockets) s.terminate();
+    raw?.close();
+    await child.stop();
+  }
+}
+
+function figures(prefix: string, o: SideSample, r: SideSample): Record<string, number> {
+  const f = {
+    ours_p50_ms: percentile(o.receipts, 50),
+    ours_p99_ms: percentile(o.receipts, 99),
+    ours_last_member_p99_ms: percentile(o.lastReceipts, 99),
+    ours_http_response_p50_ms: percentile(o.triggerDone, 50),
+    ours_cpu_per_message_p50_ms: percentile(o.cpu, 50),
+    raw_ws_p50_ms: percentile(r.receipts, 50),
+    raw_ws_p99_ms: percentile(r.receipts, 99),
+    raw_ws_last_member_p99_ms: percentile(r.lastReceipts, 99),
+    raw_ws_cpu_per_broadcast_p50_ms: percentile(r.cpu, 50),
+  };
+  const out: Record<string, number> = {
+    ...f,
+    ratio_p50_ours_over_raw: f.ours_p50_ms / f.raw_ws_p50_ms,
+    ratio_p99_ours_over_raw: f.ours_p99_ms / f.raw_ws_p99_ms,
+    ratio_last_member_p99_ours_over_raw: f.ours_last_member_p99_ms / f.raw_ws_last_member_p99_ms,
+    ratio_cpu_ours_over_raw: f.ours_cpu_per_message_p50_ms / f.raw_ws_cpu_per_broadcast_p50_ms,
+  };
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [`${prefix}${k}`, v]));
+}
+
+export default async function lobbyFanout(): Promise<BenchResult> {
+  const s = await split();
+  const p = await inProcess();
+  const split_ = figures('split_', s.samples.ours!, s.samples.raw!);
+  const inProcess_ = figures('in_process_', p.samples.ours!, p.samples.raw!);
+  const verdict = (ratio: number | undefined) => (ratio !== undefined && ratio <= 1.5 ? 'met' : 'not met');
+  return {
+    description: `Lobby message fan-out to ${MEMBERS} members over the real Gateway (HTTP send -> every member's dispatch), vs raw ws broadcast of the same frame to ${MEMBERS} sockets; rounds interleaved; the server in its own process (split) and everything in one process (in_process).`,
+    figures: {
+      members: MEMBERS,
+      messages: MESSAGES,
+      frame_bytes: s.frameBytes,
+      ...split_,
+      ...inProcess_,
+      target_p99_within_1_5x_raw_split: verdict(split_.split_ratio_p99_ours_over_raw),
+      target_p99_within_1_5x_raw_in_process: verdict(inProcess_.in_process_ratio_p99_ours_over_raw),
+    },
+    notes: [
+      'split: the platform node and the raw ws server in one child process (cpu = that process\'s CPU per round), sender and receivers here; raw latency starts at its broadcast in the child.',
+      'in_process: sender, server, receivers and the raw peer share one process; there latency follows the whole process\'s CPU.',
+      'Ours = HTTP request + validation + SQLite insert + per-session sequencing; raw ws = socket writes only (the floor).',
+      `HTTP rate limits are off here: one sender posts far faster than a player would. Sender's HTTP client: ${process.env.BENCH_HTTP === 'fetch' ? 'fetch' : 'node:http keep-alive'}.`,
+    ],
+  };
 }

@@ -6,6 +6,11 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[rank]!;
 }
 
+/**
+ * Milliseconds on the system's monotonic clock (CLOCK_MONOTONIC, the same in every process on
+ * the machine, unlike performance.now()'s per-process origin), so a time taken in a benchmark's
+ * child process can be subtracted from one taken in the parent.
+ */
 export function nowMs(): number {
-  return performance.now();
+  return Number(process.hrtime.bigint()) / 1e6;
 }

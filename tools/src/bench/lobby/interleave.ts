@@ -14,8 +14,18 @@ export interface Side {
   name: string;
   receivers: number;
   receipt: Receipt;
-  /** Starts one fan-out of `key`; resolves when the sender's part is done (e.g. the HTTP response). */
-  trigger: (round: number, key: string) => Promise<void> | void;
+  /**
+   * Starts one fan-out of `key`; resolves when the sender's part is done (e.g. the HTTP response).
+   * It may resolve with `startedAt` (stats.ts `nowMs`, the shared monotonic clock): where the
+   * fan-out began in another process, the origin of this round's latencies (the raw peer's
+   * broadcast, triggered over IPC, starts there, not at the IPC send).
+   */
+  trigger: (round: number, key: string) => Promise<void | { startedAt: number }> | void;
+  /**
+   * The CPU time (ms) of the process that does this side's work, when that is not this one
+   * (`lobby-fanout`'s server process); read before and after each round.
+   */
+  cpu?: () => Promise<number>;
 }
 
 export interface SideSample {
@@ -41,15 +51,19 @@ async function oneRound(side: Side, round: number, key: string, out: SideSample 
       if (times.length === side.receivers) resolve();
     };
   });
+  const remote0 = await side.cpu?.();
   const c0 = process.cpuUsage();
-  const t0 = nowMs();
-  await side.trigger(round, key);
+  let t0 = nowMs();
+  const started = await side.trigger(round, key);
   const triggered = nowMs();
+  // Only a fan-out started elsewhere says so (ours resolves with the HTTP answer, the message).
+  if (started && typeof started.startedAt === 'number') t0 = started.startedAt;
   await done;
   const c = process.cpuUsage(c0);
+  const remote1 = await side.cpu?.();
   side.receipt.handler = undefined;
   if (!out) return;
-  out.cpu.push((c.user + c.system) / 1000);
+  out.cpu.push(remote0 !== undefined && remote1 !== undefined ? remote1 - remote0 : (c.user + c.system) / 1000);
   for (const t of times) out.receipts.push(t - t0);
   out.lastReceipts.push(Math.max(...times) - t0);
   out.triggerDone.push(triggered - t0);
@@ -75,29 +89,40 @@ export async function interleavedRounds(sides: Side[], warmup: number, rounds: n
 export async function rawBroadcaster(sockets: number, extract: (parsed: any) => string): Promise<{ receipt: Receipt; broadcast: (frame: string) => void; close: () => Promise<void> }> {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise<void>((r) => wss.once('listening', () => r()));
-  const port = (wss.address() as { port: number }).port;
-  const receipt: Receipt = {};
-  const clients: WebSocket[] = [];
   const accepted = new Promise<void>((resolve) => {
     let n = 0;
     wss.on('connection', () => {
       if (++n === sockets) resolve();
     });
   });
+  const clients = await rawClients((wss.address() as { port: number }).port, sockets, extract);
+  await accepted;
+  return {
+    receipt: clients.receipt,
+    broadcast: (frame) => {
+      for (const ws of wss.clients) ws.send(frame);
+    },
+    close: async () => {
+      clients.close();
+      await new Promise<void>((r) => wss.close(() => r()));
+    },
+  };
+}
+
+/** The peer's receiving end: `sockets` clients of a bare `ws` server on `port`, each reporting `extract(parsed)` to `receipt`. */
+export async function rawClients(port: number, sockets: number, extract: (parsed: any) => string): Promise<{ receipt: Receipt; close: () => void }> {
+  const receipt: Receipt = {};
+  const clients: WebSocket[] = [];
   for (let i = 0; i < sockets; i++) {
     const ws = new WebSocket(`ws://127.0.0.1:${port}`);
     ws.on('message', (data) => receipt.handler?.(extract(JSON.parse(data.toString())), nowMs()));
     clients.push(ws);
   }
-  await accepted;
+  await Promise.all(clients.map((ws) => new Promise<void>((resolve, reject) => (ws.once('open', () => resolve()), ws.once('error', reject)))));
   return {
     receipt,
-    broadcast: (frame) => {
-      for (const ws of wss.clients) ws.send(frame);
-    },
-    close: async () => {
+    close: () => {
       for (const c of clients) c.terminate();
-      await new Promise<void>((r) => wss.close(() => r()));
     },
   };
 }

@@ -1,0 +1,57 @@
+/**
+ * `lobby-fanout`'s server side in a process of its own: the platform node and the raw peer (a
+ * bare `ws` server) live here, the sender and the 2 x 100 receiving clients in the parent. That
+ * is the deployment's shape (players never share the server's event loop), so the latencies are
+ * the wire's, and this process's CPU time is the server's and nothing else's.
+ *
+ * IPC (voiceRelayUdp/ipc.ts): `ready` { url, appId, rawPort } once started; `raw` { frame }
+ * writes the frame to every raw socket and answers the broadcast's start on the shared monotonic
+ * clock (stats.ts `nowMs`), which is where the raw side's latency starts; `cpu` answers this
+ * process's CPU time so far, ms; `profile-start` { name } / `profile-stop` bracket a CPU profile of
+ * this process under BENCH_PROFILE (lobby/profile.ts); `stop` closes everything and exits.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WebSocketServer } from 'ws';
+import { startServer } from '@social-layer/server';
+import { nowMs } from '../stats.ts';
+import { serve } from '../voiceRelayUdp/ipc.ts';
+import { startProfile } from './profile.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));
+const server = await startServer({ port: 0, dataDir: dir, serveSamples: false, logLevel: 'error', heartbeatIntervalMs: 60_000, rateLimits: false });
+const app = await server.createApplication({ name: 'bench' });
+const raw = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+let stopProfile: (() => Promise<void>) | undefined;
+await new Promise<void>((r) => raw.once('listening', () => r()));
+
+serve(async (m) => {
+  switch (m.type) {
+    case 'raw': {
+      const startedAt = nowMs();
+      for (const ws of raw.clients) ws.send(m.frame as string);
+      return { startedAt };
+    }
+    case 'cpu': {
+      const c = process.cpuUsage();
+      return { ms: (c.user + c.system) / 1000 };
+    }
+    case 'profile-start':
+      stopProfile = await startProfile(m.name as string);
+      return {};
+    case 'profile-stop':
+      await stopProfile?.();
+      return {};
+    case 'stop':
+      for (const ws of raw.clients) ws.terminate();
+      await new Promise<void>((r) => raw.close(() => r()));
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+      setImmediate(() => process.exit(0));
+      return {};
+    default:
+      throw new Error(`unknown request ${m.type}`);
+  }
+});
+process.send!({ type: 'ready', url: server.url, appId: app.id, rawPort: (raw.address() as { port: number }).port });
