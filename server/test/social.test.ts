@@ -402,7 +402,8 @@ describe.each(databaseConfigs())('social on $name', ({ config }) => {
       expect(deleted.d).toEqual({ id: sent.body.id, channel_id: sent.body.channel_id, author_id: a.userId, recipient_id: b.userId });
 
       // The game backend's moderation webhooks: one outbox event per send, edit and delete, none for refusals.
-      const events = (await t.server.store.webhookEvents.pending(t.app.id, 1000))
+      const events = (await t.server.store.webhookEvents.recent(t.app.id, 1000))
+        .reverse()
         .filter((e) => e.type.startsWith('GAME_DIRECT_MESSAGE_') && JSON.parse(e.data).channel_id === sent.body.channel_id)
         .map((e) => [e.type, JSON.parse(e.data)]);
       expect(events.map(([type, data]) => [type, data.id])).toEqual([

@@ -255,5 +255,40 @@ for (const { name, config } of databaseConfigs()) {
         await r2.close();
       }
     });
+
+    it('an application that never set a webhook keeps its events as skipped, not pending for ever: listed, purged after the retention, and the worker is not woken', async () => {
+      const repo = t.server.store.webhookEvents;
+      const other = await t.server.createApplication({ name: 'No Webhook' });
+      const woken: string[] = [];
+      const wake = repo.onRecorded;
+      repo.onRecorded = (applicationId) => {
+        woken.push(applicationId);
+        wake?.(applicationId);
+      };
+      let ids: string[];
+      try {
+        ids = await t.server.store.database.db.transaction().execute(async (tx) => [
+          await repo.record(tx, other.id, 'LOBBY_MESSAGE_CREATE', { id: 'a' }),
+          await repo.record(tx, other.id, 'APPLICATION_DEAUTHORIZED', { id: 'b' }),
+          // The configured application's events are still pending and wake the worker.
+          await repo.record(tx, t.app.id, 'APPLICATION_DEAUTHORIZED', { user: { id: 'no-such-user' } }),
+        ]);
+      } finally {
+        repo.onRecorded = wake;
+      }
+      expect(woken).toEqual([t.app.id]);
+      const rows = await Promise.all(ids.map((id) => repo.get(id)));
+      expect(rows.slice(0, 2).map((r) => [r?.skipped_at !== null, r?.delivered_at])).toEqual([[true, null], [true, null]]);
+      expect(rows[2]?.skipped_at).toBeNull();
+      expect(await repo.pending(other.id)).toEqual([]);
+      expect((await t.server.webhooks.recentDeliveries(other.id, 5)).map((d) => [d.type, d.state])).toEqual([
+        ['APPLICATION_DEAUTHORIZED', 'skipped'],
+        ['LOBBY_MESSAGE_CREATE', 'skipped'],
+      ]);
+      // Past the retention they go, as delivered events do; a pending one would have stayed.
+      await repo.purgeDone(Date.now() + 1);
+      expect(await repo.get(ids[0]!)).toBeUndefined();
+      expect(await repo.get(ids[1]!)).toBeUndefined();
+    });
   });
 }

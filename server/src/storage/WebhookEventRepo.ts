@@ -33,9 +33,12 @@ export class WebhookEventRepo {
 
   /**
    * Records an event inside the caller's transaction. The subscription is read in the same
-   * transaction: an event of a type the application does not subscribe to (or while its
-   * webhook is switched off) is kept as skipped, never sent later. Applications that never
-   * configured a webhook keep their events pending (tests and the portal read them).
+   * transaction: an event the application will never be sent is kept as skipped, not pending:
+   * its type is not subscribed, its webhook is switched off, or it never configured one (turning
+   * a webhook on starts from then, saveSettings). Skipped rows show in the portal's list and go
+   * with the delivered ones after the retention (purgeDone); only a pending row wakes the worker.
+   * Before, an application without a webhook kept every event pending, for ever: an outbox that
+   * grew by a row per lobby message, and a worker claim about one message in seven.
    */
   async record(tx: Db, applicationId: string, type: string, data: unknown): Promise<string> {
     const id = this.ids.next();
@@ -45,12 +48,13 @@ export class WebhookEventRepo {
     // type name occurs in it exactly when the type is subscribed.
     const quoted = JSON.stringify(type);
     const notSubscribed = this.dialect === 'postgres' ? sql`strpos(s.types, ${quoted}) = 0` : sql`instr(s.types, ${quoted}) = 0`;
-    await sql`insert into webhook_events (id, application_id, type, data, attempts, delivered_at, skipped_at, created_at)
+    const inserted = await sql<{ skipped_at: number | string | null }>`insert into webhook_events (id, application_id, type, data, attempts, delivered_at, skipped_at, created_at)
       select ${id}, ${applicationId}, ${type}, ${JSON.stringify(data)}, 0, null,
-        case when s.status = ${WebhookStatus.Disabled} or (s.application_id is not null and ${notSubscribed}) then cast(${now} as bigint) else null end,
+        case when s.application_id is null or s.status = ${WebhookStatus.Disabled} or ${notSubscribed} then cast(${now} as bigint) else null end,
         cast(${now} as bigint)
-      from (select 1 as one) as x left join webhook_settings s on s.application_id = ${applicationId}`.execute(tx);
-    this.onRecorded?.(applicationId);
+      from (select 1 as one) as x left join webhook_settings s on s.application_id = ${applicationId}
+      returning skipped_at`.execute(tx);
+    if (inserted.rows[0]?.skipped_at == null) this.onRecorded?.(applicationId);
     return id;
   }
 
