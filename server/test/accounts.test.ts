@@ -3,7 +3,7 @@
 // unmerge, unlinking and removing an app from the account page, bans with their restricted
 // provisional account and 530017, and publisher-level child tokens.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, RawGateway, startTestServer, type TestServer } from './harness.ts';
+import { cleanupTempDirs, keepWebhookEvents, RawGateway, startTestServer, type TestServer, webhookEventsOf } from './harness.ts';
 import { linkAccount, oauthPost, PageSession } from './oauthHelpers.ts';
 
 let t: TestServer;
@@ -11,6 +11,7 @@ const REDIRECT = 'http://127.0.0.1/callback';
 
 beforeAll(async () => {
   t = await startTestServer();
+  await keepWebhookEvents(t);
   await t.server.configureApplication(t.app.id, { redirectUris: [REDIRECT] });
 });
 afterAll(async () => {
@@ -18,9 +19,8 @@ afterAll(async () => {
   cleanupTempDirs();
 });
 
-async function events(type: string, appId = t.app.id): Promise<any[]> {
-  // The test applications have no webhook, so their events are recorded as skipped: read them all, oldest first.
-  return (await t.server.store.webhookEvents.recent(appId, 1000)).reverse().filter((e) => e.type === type).map((e) => JSON.parse(e.data));
+function events(type: string, appId = t.app.id): Promise<any[]> {
+  return webhookEventsOf(t, type, appId);
 }
 
 /** Authorizes `session`'s user for the app and exchanges the code, optionally merging a provisional identity. */
@@ -226,6 +226,7 @@ describe('bans', () => {
 describe('publisher-level linking (child applications)', () => {
   it('exchanges a parent token for a child token, publicly or server to server', async () => {
     const child = await t.server.createApplication({ name: 'Child Game' });
+    await keepWebhookEvents(t, child.id);
     const stranger = await t.server.createApplication({ name: 'Other Game' });
     await t.server.configureApplication(child.id, { parentId: t.app.id });
     const s = new PageSession(t.server.url);

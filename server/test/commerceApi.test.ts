@@ -1,7 +1,7 @@
 // Entitlements and subscriptions over HTTP (issue 14): the public list filters, get one, test
 // entitlements create/delete, consume with its refusals (nothing written), subscriptions list/get.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
+import { cleanupTempDirs, keepWebhookEvents, startTestServer, type TestServer } from './harness.ts';
 
 let t: TestServer;
 let bot: { token: string; bot: true };
@@ -13,6 +13,7 @@ let now = Date.UTC(2026, 0, 1);
 
 beforeAll(async () => {
   t = await startTestServer({ commerce: { clock: { now: () => now }, scheduler: false } });
+  await keepWebhookEvents(t);
   bot = { token: t.app.botToken, bot: true };
   durable = (await t.server.commerce.createSku(t.app.id, { name: 'Sword', type: 'durable', price: 100 })).id;
   consumable = (await t.server.commerce.createSku(t.app.id, { name: 'Potion', type: 'consumable', price: 10 })).id;

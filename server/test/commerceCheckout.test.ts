@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommerceEvents, CommerceService, type PaymentStep } from '../src/commerce/index.ts';
 import { LocalEventBus } from '../src/events/EventBus.ts';
-import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
+import { cleanupTempDirs, keepWebhookEvents, startTestServer, type TestServer } from './harness.ts';
 import { PageSession } from './oauthHelpers.ts';
 
 let t: TestServer;
@@ -30,6 +30,7 @@ describe('checkout', () => {
     const csrf = PageSession.csrf((await dev.get('/developers')).text);
     const created = await dev.post('/developers/applications', { csrf, name: 'Checkout Game' });
     const appId = /<code class="copy" id="client-id">([^<]+)<\/code>/.exec(created.text)![1]!;
+    await keepWebhookEvents(t, appId);
     const ownerId = (await t.server.store.applications.get(appId))!.owner_id!;
     const ownerToken = await t.server.store.tokens.issue(ownerId, appId, ['identify'], 3600);
     const sword = await t.server.commerce.createSku(appId, { name: 'Sword', type: 'durable', price: 499 });

@@ -54,6 +54,9 @@ describe.each(databaseConfigs())('subscription state machine on $name', ({ confi
     commerce = new CommerceService(store, new CommerceEvents(store, bus), clock);
     const app = await store.applications.create('Subscriptions');
     appId = app.id;
+    // A webhook switched off: its events are kept (as skipped) for the outbox checks below; an
+    // application with no webhook records none.
+    await store.webhookEvents.saveSettings(appId, { url: null, status: 1, types: [] });
     planId = (await commerce.createSku(appId, { name: 'Plan', type: 'subscription', price: 500, billingPeriodDays: 30 })).id;
     dispatches = [];
     bus.subscribe(userTopic(appId, app.botUserId), (d) => dispatches.push({ t: d.t, d: JSON.parse(d.json) }));

@@ -83,6 +83,22 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
   return { server, app, api, req, guest, close: () => server.close() };
 }
 
+/**
+ * The webhook events an application produced, oldest first, of one type. An application with no
+ * webhook records none (WebhookEventRepo.record), so the test first switches its webhook off
+ * (`keepWebhookEvents`): events are then kept as skipped, never sent, and readable here.
+ */
+export async function keepWebhookEvents(t: TestServer, applicationId = t.app.id): Promise<void> {
+  await t.server.webhooks.update(applicationId, { event_webhooks_status: 1 });
+}
+
+export async function webhookEventsOf(t: TestServer, type: string, applicationId = t.app.id): Promise<any[]> {
+  return (await t.server.store.webhookEvents.recent(applicationId, 1000))
+    .reverse()
+    .filter((e) => e.type === type)
+    .map((e) => JSON.parse(e.data));
+}
+
 /** A raw Gateway socket that records every frame, for protocol-level tests. */
 export class RawGateway {
   readonly frames: any[] = [];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, databaseConfigs, dropTestSchemas, startTestServer, type TestServer } from './harness.ts';
+import { cleanupTempDirs, databaseConfigs, dropTestSchemas, keepWebhookEvents, startTestServer, type TestServer } from './harness.ts';
 import { guildServicesFor } from '../src/guilds/GuildServices.ts';
 import { Permission } from '../src/guilds/permissions.ts';
 import { channelMessageRepo } from '../src/storage/ChannelMessageRepo.ts';
@@ -57,6 +57,7 @@ afterAll(async () => {
 describe.each(databaseConfigs())('linked channels on $name', ({ config }) => {
   beforeAll(async () => {
     t = await startTestServer({ rateLimits: false, database: config(), linkedChannels: { clock } });
+    await keepWebhookEvents(t);
     [owner, player, web, linker, outsider] = [await user('Owner'), await user('Player'), await user('Web'), await user('Linker'), await user('Outsider')];
     const s = guildServicesFor(t.server.store, undefined as never);
     guildId = (await s.guilds.createGuild(owner.userId, { name: 'Linked Guild' })).id;

@@ -4,7 +4,7 @@
 // change nothing.
 import { createPublicKey, verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, RawGateway, startTestServer, type TestServer } from './harness.ts';
+import { cleanupTempDirs, keepWebhookEvents, RawGateway, startTestServer, type TestServer, webhookEventsOf } from './harness.ts';
 import { decodeJwtPayload, oauthPost, PageSession, pkce, queryOf } from './oauthHelpers.ts';
 
 let t: TestServer;
@@ -13,6 +13,7 @@ const REDIRECT = 'http://127.0.0.1/callback';
 
 beforeAll(async () => {
   t = await startTestServer({ accounts: { deviceIntervalSeconds: 1 } });
+  await keepWebhookEvents(t);
   await t.server.configureApplication(t.app.id, { redirectUris: [REDIRECT, 'https://game.example/cb', 'mygame:/authorize/callback'] });
   alice = new PageSession(t.server.url);
   await alice.signUp('alice', 'correct horse battery', 'Alice');
@@ -45,9 +46,8 @@ function exchange(code: string, verifier: string | undefined, extra: Record<stri
   });
 }
 
-async function events(type: string): Promise<any[]> {
-  // The test application has no webhook, so its events are recorded as skipped: read them all, oldest first.
-  return (await t.server.store.webhookEvents.recent(t.app.id, 1000)).reverse().filter((e) => e.type === type).map((e) => JSON.parse(e.data));
+function events(type: string): Promise<any[]> {
+  return webhookEventsOf(t, type);
 }
 
 describe('authorization code flow with PKCE', () => {

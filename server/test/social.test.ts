@@ -2,7 +2,7 @@
 // sockets, on SQLite and on PostgreSQL: each operation, the dispatches it causes, and the
 // documented error for each kind of bad input, with proof that a refused request wrote nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, databaseConfigs, dropTestSchemas, RawGateway, startTestServer, type TestServer } from './harness.ts';
+import { cleanupTempDirs, databaseConfigs, dropTestSchemas, keepWebhookEvents, RawGateway, startTestServer, type TestServer } from './harness.ts';
 
 interface Player {
   token: string;
@@ -21,6 +21,7 @@ describe.each(databaseConfigs())('social on $name', ({ config }) => {
 
   beforeAll(async () => {
     t = await startTestServer({ database: config(), presenceGraceMs: 0 });
+    await keepWebhookEvents(t);
   });
   afterAll(async () => {
     for (const s of sockets) s.terminate();

@@ -75,7 +75,7 @@ describe('webhook event sources', () => {
     await store.database.db
       .transaction()
       .execute(async (tx) => {
-        recordedId = await store.webhookEvents.record(tx, t.app.id, 'LOBBY_MESSAGE_CREATE', { id: 'rolled-back' });
+        recordedId = (await store.webhookEvents.record(tx, t.app.id, 'LOBBY_MESSAGE_CREATE', { id: 'rolled-back' }))!;
         throw new Error('the change failed');
       })
       .catch(() => {});

@@ -16,7 +16,7 @@ afterAll(async () => {
 async function produce(t: TestServer, n: number, tag: string): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    ids.push(await t.server.store.database.db.transaction().execute((tx) => t.server.store.webhookEvents.record(tx, t.app.id, 'LOBBY_MESSAGE_CREATE', { id: `${tag}-${i}` })));
+    ids.push((await t.server.store.database.db.transaction().execute((tx) => t.server.store.webhookEvents.record(tx, t.app.id, 'LOBBY_MESSAGE_CREATE', { id: `${tag}-${i}` })))!);
   }
   return ids;
 }

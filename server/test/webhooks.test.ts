@@ -199,7 +199,8 @@ for (const { name, config } of databaseConfigs()) {
       const t4 = await startTestServer({ database: config(), webhooks: { deliver: false } });
       try {
         const r4 = t4.server.store.webhookEvents;
-        const id = await t4.server.store.database.db.transaction().execute((tx) => r4.record(tx, t4.app.id, 'LOBBY_MESSAGE_CREATE', { n: 1 }));
+        await r4.saveSettings(t4.app.id, { url: 'https://hooks.example/x', status: 2, types: ['LOBBY_MESSAGE_CREATE'] });
+        const id = (await t4.server.store.database.db.transaction().execute((tx) => r4.record(tx, t4.app.id, 'LOBBY_MESSAGE_CREATE', { n: 1 })))!;
         // The worker's order: stamp the batch, send, (requeue arrives here), record the 2xx.
         await r4.stampBatch([id], 1000);
         expect(await r4.requeue(t4.app.id, { id })).toBe(1);
@@ -256,20 +257,23 @@ for (const { name, config } of databaseConfigs()) {
       }
     });
 
-    it('an application that never set a webhook keeps its events as skipped, not pending for ever: listed, purged after the retention, and the worker is not woken', async () => {
+    it('an application that never set a webhook gets no outbox rows; one switched off keeps them as skipped, listed, purged after the retention; neither wakes the worker', async () => {
       const repo = t.server.store.webhookEvents;
-      const other = await t.server.createApplication({ name: 'No Webhook' });
+      const never = await t.server.createApplication({ name: 'No Webhook' });
+      const off = await t.server.createApplication({ name: 'Webhook Off' });
+      await t.server.webhooks.update(off.id, { event_webhooks_status: 1, event_webhooks_types: ['LOBBY_MESSAGE_CREATE'] });
       const woken: string[] = [];
       const wake = repo.onRecorded;
       repo.onRecorded = (applicationId) => {
         woken.push(applicationId);
         wake?.(applicationId);
       };
-      let ids: string[];
+      let ids: (string | null)[];
       try {
         ids = await t.server.store.database.db.transaction().execute(async (tx) => [
-          await repo.record(tx, other.id, 'LOBBY_MESSAGE_CREATE', { id: 'a' }),
-          await repo.record(tx, other.id, 'APPLICATION_DEAUTHORIZED', { id: 'b' }),
+          await repo.record(tx, never.id, 'LOBBY_MESSAGE_CREATE', { id: 'a' }),
+          await repo.record(tx, off.id, 'LOBBY_MESSAGE_CREATE', { id: 'b' }),
+          await repo.record(tx, off.id, 'APPLICATION_DEAUTHORIZED', { id: 'c' }),
           // The configured application's events are still pending and wake the worker.
           await repo.record(tx, t.app.id, 'APPLICATION_DEAUTHORIZED', { user: { id: 'no-such-user' } }),
         ]);
@@ -277,18 +281,19 @@ for (const { name, config } of databaseConfigs()) {
         repo.onRecorded = wake;
       }
       expect(woken).toEqual([t.app.id]);
-      const rows = await Promise.all(ids.map((id) => repo.get(id)));
-      expect(rows.slice(0, 2).map((r) => [r?.skipped_at !== null, r?.delivered_at])).toEqual([[true, null], [true, null]]);
-      expect(rows[2]?.skipped_at).toBeNull();
-      expect(await repo.pending(other.id)).toEqual([]);
-      expect((await t.server.webhooks.recentDeliveries(other.id, 5)).map((d) => [d.type, d.state])).toEqual([
+      expect(ids[0]).toBeNull();
+      expect(await repo.recent(never.id)).toEqual([]);
+      const rows = await Promise.all(ids.slice(1).map((id) => repo.get(id!)));
+      expect(rows.map((r) => [r?.skipped_at !== null, r?.delivered_at])).toEqual([[true, null], [true, null], [false, null]]);
+      expect(await repo.pending(off.id)).toEqual([]);
+      expect((await t.server.webhooks.recentDeliveries(off.id, 5)).map((d) => [d.type, d.state])).toEqual([
         ['APPLICATION_DEAUTHORIZED', 'skipped'],
         ['LOBBY_MESSAGE_CREATE', 'skipped'],
       ]);
-      // Past the retention they go, as delivered events do; a pending one would have stayed.
+      // Past the retention the skipped ones go, as delivered events do; a pending one would have stayed.
       await repo.purgeDone(Date.now() + 1);
-      expect(await repo.get(ids[0]!)).toBeUndefined();
       expect(await repo.get(ids[1]!)).toBeUndefined();
+      expect(await repo.get(ids[2]!)).toBeUndefined();
     });
   });
 }

@@ -32,15 +32,15 @@ export class WebhookEventRepo {
   }
 
   /**
-   * Records an event inside the caller's transaction. The subscription is read in the same
-   * transaction: an event the application will never be sent is kept as skipped, not pending:
-   * its type is not subscribed, its webhook is switched off, or it never configured one (turning
-   * a webhook on starts from then, saveSettings). Skipped rows show in the portal's list and go
-   * with the delivered ones after the retention (purgeDone); only a pending row wakes the worker.
-   * Before, an application without a webhook kept every event pending, for ever: an outbox that
-   * grew by a row per lobby message, and a worker claim about one message in seven.
+   * Records an event inside the caller's transaction; the subscription is read in the same
+   * statement. An application that never configured a webhook gets no row at all (null): there
+   * is nothing to deliver, and turning a webhook on starts from then (saveSettings). Until now
+   * each of its lobby messages, DMs and authorizations left a row pending for ever, about half
+   * the pages of a lobby message's commit. An event the application will not be sent (its type
+   * not subscribed, its webhook switched off) is kept as skipped, for the portal's list, and goes
+   * with the delivered ones after the retention (purgeDone). Only a pending row wakes the worker.
    */
-  async record(tx: Db, applicationId: string, type: string, data: unknown): Promise<string> {
+  async record(tx: Db, applicationId: string, type: string, data: unknown): Promise<string | null> {
     const id = this.ids.next();
     const now = Date.now();
     // One statement reads the subscription and inserts: one round trip fewer in every producer's
@@ -50,11 +50,13 @@ export class WebhookEventRepo {
     const notSubscribed = this.dialect === 'postgres' ? sql`strpos(s.types, ${quoted}) = 0` : sql`instr(s.types, ${quoted}) = 0`;
     const inserted = await sql<{ skipped_at: number | string | null }>`insert into webhook_events (id, application_id, type, data, attempts, delivered_at, skipped_at, created_at)
       select ${id}, ${applicationId}, ${type}, ${JSON.stringify(data)}, 0, null,
-        case when s.application_id is null or s.status = ${WebhookStatus.Disabled} or ${notSubscribed} then cast(${now} as bigint) else null end,
+        case when s.status = ${WebhookStatus.Disabled} or ${notSubscribed} then cast(${now} as bigint) else null end,
         cast(${now} as bigint)
-      from (select 1 as one) as x left join webhook_settings s on s.application_id = ${applicationId}
+      from webhook_settings s where s.application_id = ${applicationId}
       returning skipped_at`.execute(tx);
-    if (inserted.rows[0]?.skipped_at == null) this.onRecorded?.(applicationId);
+    const row = inserted.rows[0];
+    if (!row) return null;
+    if (row.skipped_at == null) this.onRecorded?.(applicationId);
     return id;
   }
 
