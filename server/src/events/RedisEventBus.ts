@@ -41,7 +41,10 @@ export class RedisEventBus implements EventBus {
   private userStreams: UserStreamSettings | null = null;
 
   constructor(url: string, readonly prefix = 'sl:') {
-    this.pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
+    // Auto-pipelining: a fan-out's publishes, issued in one tick, leave in one write instead of
+    // one per recipient (order per connection is kept). In cluster-fanout it took Redis's system
+    // CPU down by about half and its total CPU by about 15% (tools/README.md).
+    this.pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3, enableAutoPipelining: true });
     this.pub.defineCommand('publishStreamed', { numberOfKeys: 2, lua: PUBLISH_STREAMED });
     this.sub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
     this.sub.on('messageBuffer', (channel: Buffer, message: Buffer) => this.onMessage(channel.toString(), message.toString()));

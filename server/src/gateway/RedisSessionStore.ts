@@ -137,7 +137,9 @@ export class RedisSessionStore {
   private readonly redis: Cmds;
 
   constructor(url: string, private readonly options: RedisSessionStoreOptions) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 3 }) as Cmds;
+    // Auto-pipelined, as the bus's publisher: a fan-out appends to every recipient session's
+    // stream in one tick, and those appends go out in one write (order per connection is kept).
+    this.redis = new Redis(url, { maxRetriesPerRequest: 3, enableAutoPipelining: true }) as Cmds;
     this.redis.defineCommand('gwAppend', { numberOfKeys: 2, lua: APPEND });
     this.redis.defineCommand('gwClaim', { numberOfKeys: 2, lua: CLAIM });
     this.redis.defineCommand('gwEnd', { numberOfKeys: 2, lua: END });
