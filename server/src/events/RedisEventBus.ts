@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Dispatch, DispatchHandler, EventBus } from './EventBus.ts';
 import { isUserTopic, resumeKeys, type UserStreamSettings } from './resumeKeys.ts';
+import { TrimClock, trimIntervalMs } from './trimClock.ts';
 
 /**
  * Publishes a user-topic dispatch and, while a session of that user may still be resumed (its
@@ -8,16 +9,19 @@ import { isUserTopic, resumeKeys, type UserStreamSettings } from './resumeKeys.t
  * session over reads what was published while no node held it (node dead, client not back yet).
  * The stream entry ID travels with the message so each session can tell what it already has.
  * The stream is bounded by count (MAXLEN ~) and by age (MINID ~ on the Redis clock, which
- * stamps the IDs); `~` trims whole stream nodes only, which is what keeps trimming cheap.
+ * stamps the IDs); `~` trims whole stream nodes only, which is what keeps trimming cheap. The age
+ * trim runs when the node asks (ARGV[7] > 0), about once per interval per topic (trimClock.ts).
  */
 const PUBLISH_STREAMED = `
 local id = ''
 if redis.call('EXISTS', KEYS[1]) == 1 then
   id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[3], 'j', ARGV[4])
   redis.call('PEXPIRE', KEYS[2], ARGV[6])
-  local now = redis.call('TIME')
-  local cutoff = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[7])
-  if cutoff > 0 then redis.call('XTRIM', KEYS[2], 'MINID', '~', string.format('%d', cutoff)) end
+  if tonumber(ARGV[7]) > 0 then
+    local now = redis.call('TIME')
+    local cutoff = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[7])
+    if cutoff > 0 then redis.call('XTRIM', KEYS[2], 'MINID', '~', string.format('%d', cutoff)) end
+  end
 end
 redis.call('PUBLISH', ARGV[1], ARGV[2] .. '\\n' .. id .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[4])
 return id
@@ -39,12 +43,17 @@ export class RedisEventBus implements EventBus {
 
   /** Set by streamUserTopics; without it a publish is a plain PUBLISH. */
   private userStreams: UserStreamSettings | null = null;
+  /** When a user stream's age trim is due (at most about once per interval per topic from this node). */
+  private trims: TrimClock | null = null;
 
   constructor(url: string, readonly prefix = 'sl:') {
-    // Auto-pipelining: a fan-out's publishes, issued in one tick, leave in one write instead of
-    // one per recipient (order per connection is kept). In cluster-fanout it took Redis's system
-    // CPU down by about half and its total CPU by about 15% (tools/README.md).
-    this.pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3, enableAutoPipelining: true });
+    // Not auto-pipelined. ioredis's enableAutoPipelining saved about 10% of Redis CPU per dispatch
+    // in cluster-fanout, but with it the cluster test lost or doubled a dispatch in 2 of 13 runs
+    // under load (none in 12 without). With it, commands wait while an earlier batch is in
+    // flight, a node's own deliveries wait for the whole batch's replies, and commands it does
+    // not batch (the session store's MULTI) can go before queued ones; Resume depends on the
+    // order of those writes and deliveries (the reorder window in RedisSessionStore).
+    this.pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
     this.pub.defineCommand('publishStreamed', { numberOfKeys: 2, lua: PUBLISH_STREAMED });
     this.sub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
     this.sub.on('messageBuffer', (channel: Buffer, message: Buffer) => this.onMessage(channel.toString(), message.toString()));
@@ -56,6 +65,7 @@ export class RedisEventBus implements EventBus {
    */
   streamUserTopics(settings: UserStreamSettings): void {
     this.userStreams = settings;
+    this.trims = new TrimClock(trimIntervalMs(settings.maxAgeMs));
   }
 
   /** Resolves once both connections are up, so the first subscribe is not lost. */
@@ -66,7 +76,9 @@ export class RedisEventBus implements EventBus {
   publish(topic: string, dispatch: Dispatch): void {
     if (this.userStreams && isUserTopic(topic)) {
       // Local sessions get it once the stream entry ID is known (they record which entries they hold).
-      const { maxLen, ttlMs, maxAgeMs } = this.userStreams;
+      const { maxLen, ttlMs } = this.userStreams;
+      // 0: no age trim this time (ARGV[7]).
+      const maxAgeMs = this.trims!.due(topic) ? this.userStreams.maxAgeMs : 0;
       (this.pub as Redis & { publishStreamed(...args: (string | number)[]): Promise<string> })
         .publishStreamed(resumeKeys.userMarker(this.prefix, topic), resumeKeys.userStream(this.prefix, topic), this.prefix + topic, this.nodeId, dispatch.t, dispatch.json, maxLen, ttlMs, maxAgeMs)
         .then(

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { resumeKeys } from '../events/resumeKeys.ts';
+import { TrimClock, trimIntervalMs } from '../events/trimClock.ts';
 
 /** What a node needs to rebuild a session it takes over (the rest is in the session's stream). */
 export interface SessionMeta {
@@ -51,16 +52,18 @@ export interface RedisSessionStoreOptions {
 
 /**
  * Appends a frame only while this node still owns the session (a fence: after a takeover the old
- * node's writes fail), then trims frames older than the age bound (ARGV[7], on the Redis clock,
- * which stamps the IDs). The age trim is exact, and it records in the session's hash (`tu`) the
+ * node's writes fail), then, when the node asks (ARGV[7] > 0: about once per interval per session,
+ * trimClock.ts), trims frames older than the age bound (ARGV[7], on the Redis clock, which stamps
+ * the IDs). The age trim is exact, and it records in the session's hash (`tu`) the
  * newest user-stream entry among the frames it removed: the session had those entries, and a
  * Resume must not send them again once their frames are gone (see restore). At most 256 frames
- * go per append, so one append never stalls Redis; the next one takes the rest.
+ * go per trim, so one append never stalls Redis; the next trim takes the rest.
  */
 const APPEND = `
 if redis.call('HGET', KEYS[1], 'node') ~= ARGV[1] then return 0 end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 's', ARGV[2], 'f', ARGV[3], 'u', ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
+if tonumber(ARGV[7]) <= 0 then return 1 end
 local now = redis.call('TIME')
 local cutoff = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[7])
 if cutoff <= 0 then return 1 end
@@ -135,11 +138,13 @@ type Cmds = Redis & {
  */
 export class RedisSessionStore {
   private readonly redis: Cmds;
+  /** When a session stream's age trim is due (0 in ARGV[7] skips it). */
+  private readonly trims: TrimClock;
 
   constructor(url: string, private readonly options: RedisSessionStoreOptions) {
-    // Auto-pipelined, as the bus's publisher: a fan-out appends to every recipient session's
-    // stream in one tick, and those appends go out in one write (order per connection is kept).
-    this.redis = new Redis(url, { maxRetriesPerRequest: 3, enableAutoPipelining: true }) as Cmds;
+    // Not auto-pipelined, for the reason given in RedisEventBus's constructor (order of writes).
+    this.redis = new Redis(url, { maxRetriesPerRequest: 3 }) as Cmds;
+    this.trims = new TrimClock(trimIntervalMs(options.maxAgeMs));
     this.redis.defineCommand('gwAppend', { numberOfKeys: 2, lua: APPEND });
     this.redis.defineCommand('gwClaim', { numberOfKeys: 2, lua: CLAIM });
     this.redis.defineCommand('gwEnd', { numberOfKeys: 2, lua: END });
@@ -181,7 +186,8 @@ export class RedisSessionStore {
   /** Resolves false when another node owns the session now (this one must let it go). */
   async append(sessionId: string, s: number, frame: string, u: string): Promise<boolean> {
     const [rec, stream] = this.keys(sessionId);
-    return (await this.redis.gwAppend(rec, stream, this.nodeId, s, frame, u, this.options.maxLen, this.options.attachedTtlMs, this.options.maxAgeMs)) === 1;
+    const maxAgeMs = this.trims.due(sessionId) ? this.options.maxAgeMs : 0;
+    return (await this.redis.gwAppend(rec, stream, this.nodeId, s, frame, u, this.options.maxLen, this.options.attachedTtlMs, maxAgeMs)) === 1;
   }
 
   /** The node that holds the session now (null: no record). */
