@@ -20,8 +20,8 @@ export interface UserStreamSettings {
   /** The stream key's expiry, renewed on every append. */
   ttlMs: number;
   /**
-   * Entries older than this are trimmed on the next append (`XTRIM MINID ~`, by the Redis
-   * clock, which also stamps the entry IDs). Without it a busy player's stream held `maxLen`
+   * Entries older than this are trimmed at the next age trim (`XTRIM MINID ~`, by the Redis
+   * clock, which also stamps the entry IDs; about once per sixteenth of it, trimClock.ts). Without it a busy player's stream held `maxLen`
    * entries for as long as it kept getting dispatches. See `streamMaxAgeMs` for why no entry
    * a Resume needs is ever this old.
    */

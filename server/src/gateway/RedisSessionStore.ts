@@ -46,7 +46,7 @@ export interface RedisSessionStoreOptions {
   attachedTtlMs: number;
   /** Frames kept per session stream (MAXLEN ~). */
   maxLen: number;
-  /** Frames older than this are trimmed on the next append (resumeKeys.streamMaxAgeMs). */
+  /** Frames older than this are trimmed at the next age trim (resumeKeys.streamMaxAgeMs, trimClock.ts). */
   maxAgeMs: number;
 }
 
