@@ -453,4 +453,22 @@ describe('Gateway Resume streams bounded by age (Redis)', () => {
     }
     g1.ws.close(1000);
   }, 60_000);
+
+  it('every stream a node writes has an expiry, though most appends skip the upkeep', async () => {
+    const p = await players(a);
+    const g1 = await openGateway(a.server.url);
+    const ready = await g1.identify(p.alice.token);
+    for (let i = 1; i <= 20; i++) await say(a, p, `m-${i}`);
+    await g1.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'm-20', 15_000);
+    const redis = new Redis(REDIS_URL);
+    try {
+      for (const key of [resumeKeys.userStream(PREFIX, userTopic(a.app.id, p.alice.userId)), resumeKeys.sessionStream(PREFIX, ready.session_id)]) {
+        expect(await redis.xlen(key), key).toBeGreaterThanOrEqual(20);
+        expect(await redis.pttl(key), key).toBeGreaterThan(0);
+      }
+    } finally {
+      await redis.quit();
+    }
+    g1.ws.close(1000);
+  }, 60_000);
 });

@@ -27,8 +27,9 @@ describe('TrimClock (how often the Resume streams are age-trimmed)', () => {
     for (let i = 0; i < 1000; i++) expect(clock.due(`k${i}`)).toBe(true);
   });
 
-  it('checks a stream a sixteenth of the age bound apart at most', () => {
-    expect(trimIntervalMs(262_500)).toBe(16_406);
-    expect(trimIntervalMs(10)).toBe(1);
+  it('keeps a stream a sixteenth of the age bound or of its expiry apart, whichever is shorter', () => {
+    expect(trimIntervalMs(262_500, 202_500)).toBe(12_656);
+    expect(trimIntervalMs(1_500, 202_500)).toBe(93);
+    expect(trimIntervalMs(10, 10)).toBe(1);
   });
 });

@@ -9,14 +9,18 @@ import { TrimClock, trimIntervalMs } from './trimClock.ts';
  * session over reads what was published while no node held it (node dead, client not back yet).
  * The stream entry ID travels with the message so each session can tell what it already has.
  * The stream is bounded by count (MAXLEN ~) and by age (MINID ~ on the Redis clock, which
- * stamps the IDs); `~` trims whole stream nodes only, which is what keeps trimming cheap. The age
- * trim runs when the node asks (ARGV[7] > 0), about once per interval per topic (trimClock.ts).
+ * stamps the IDs); `~` trims whole stream nodes only, which is what keeps trimming cheap. The
+ * stream's upkeep (its expiry renewed, the age trim) runs when the node asks (ARGV[7] > 0), about
+ * once per interval per topic from each node (trimClock.ts); a stream the script creates gets its
+ * expiry at once (the first XADD is NOMKSTREAM: it answers nil when there is no stream yet).
  */
 const PUBLISH_STREAMED = `
 local id = ''
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[3], 'j', ARGV[4])
-  redis.call('PEXPIRE', KEYS[2], ARGV[6])
+  id = redis.call('XADD', KEYS[2], 'NOMKSTREAM', 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[3], 'j', ARGV[4])
+  local created = not id
+  if created then id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[3], 'j', ARGV[4]) end
+  if created or tonumber(ARGV[7]) > 0 then redis.call('PEXPIRE', KEYS[2], ARGV[6]) end
   if tonumber(ARGV[7]) > 0 then
     local now = redis.call('TIME')
     local cutoff = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[7])
@@ -43,7 +47,7 @@ export class RedisEventBus implements EventBus {
 
   /** Set by streamUserTopics; without it a publish is a plain PUBLISH. */
   private userStreams: UserStreamSettings | null = null;
-  /** When a user stream's age trim is due (at most about once per interval per topic from this node). */
+  /** When a user stream's upkeep is due (about once per interval per topic from this node). */
   private trims: TrimClock | null = null;
 
   constructor(url: string, readonly prefix = 'sl:') {
@@ -65,7 +69,7 @@ export class RedisEventBus implements EventBus {
    */
   streamUserTopics(settings: UserStreamSettings): void {
     this.userStreams = settings;
-    this.trims = new TrimClock(trimIntervalMs(settings.maxAgeMs));
+    this.trims = new TrimClock(trimIntervalMs(settings.maxAgeMs, settings.ttlMs));
   }
 
   /** Resolves once both connections are up, so the first subscribe is not lost. */
@@ -77,7 +81,7 @@ export class RedisEventBus implements EventBus {
     if (this.userStreams && isUserTopic(topic)) {
       // Local sessions get it once the stream entry ID is known (they record which entries they hold).
       const { maxLen, ttlMs } = this.userStreams;
-      // 0: no age trim this time (ARGV[7]).
+      // 0: no upkeep this time (ARGV[7]: expiry renewal and age trim).
       const maxAgeMs = this.trims!.due(topic) ? this.userStreams.maxAgeMs : 0;
       (this.pub as Redis & { publishStreamed(...args: (string | number)[]): Promise<string> })
         .publishStreamed(resumeKeys.userMarker(this.prefix, topic), resumeKeys.userStream(this.prefix, topic), this.prefix + topic, this.nodeId, dispatch.t, dispatch.json, maxLen, ttlMs, maxAgeMs)

@@ -52,8 +52,10 @@ export interface RedisSessionStoreOptions {
 
 /**
  * Appends a frame only while this node still owns the session (a fence: after a takeover the old
- * node's writes fail), then, when the node asks (ARGV[7] > 0: about once per interval per session,
- * trimClock.ts), trims frames older than the age bound (ARGV[7], on the Redis clock, which stamps
+ * node's writes fail). A stream it creates gets its expiry at once (the first XADD is NOMKSTREAM:
+ * nil when there is no stream yet). Otherwise, when the node asks (ARGV[7] > 0: about once per
+ * interval per session, trimClock.ts), it renews the stream's expiry (heartbeats renew it too,
+ * EXPIRE) and trims frames older than the age bound (ARGV[7], on the Redis clock, which stamps
  * the IDs). The age trim is exact, and it records in the session's hash (`tu`) the
  * newest user-stream entry among the frames it removed: the session had those entries, and a
  * Resume must not send them again once their frames are gone (see restore). At most 256 frames
@@ -61,9 +63,13 @@ export interface RedisSessionStoreOptions {
  */
 const APPEND = `
 if redis.call('HGET', KEYS[1], 'node') ~= ARGV[1] then return 0 end
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 's', ARGV[2], 'f', ARGV[3], 'u', ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[6])
+if not redis.call('XADD', KEYS[2], 'NOMKSTREAM', 'MAXLEN', '~', ARGV[5], '*', 's', ARGV[2], 'f', ARGV[3], 'u', ARGV[4]) then
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 's', ARGV[2], 'f', ARGV[3], 'u', ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], ARGV[6])
+  return 1
+end
 if tonumber(ARGV[7]) <= 0 then return 1 end
+redis.call('PEXPIRE', KEYS[2], ARGV[6])
 local now = redis.call('TIME')
 local cutoff = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[7])
 if cutoff <= 0 then return 1 end
@@ -138,13 +144,13 @@ type Cmds = Redis & {
  */
 export class RedisSessionStore {
   private readonly redis: Cmds;
-  /** When a session stream's age trim is due (0 in ARGV[7] skips it). */
+  /** When a session stream's upkeep is due (0 in ARGV[7] skips it: expiry renewal and age trim). */
   private readonly trims: TrimClock;
 
   constructor(url: string, private readonly options: RedisSessionStoreOptions) {
     // Not auto-pipelined, for the reason given in RedisEventBus's constructor (order of writes).
     this.redis = new Redis(url, { maxRetriesPerRequest: 3 }) as Cmds;
-    this.trims = new TrimClock(trimIntervalMs(options.maxAgeMs));
+    this.trims = new TrimClock(trimIntervalMs(options.maxAgeMs, options.attachedTtlMs));
     this.redis.defineCommand('gwAppend', { numberOfKeys: 2, lua: APPEND });
     this.redis.defineCommand('gwClaim', { numberOfKeys: 2, lua: CLAIM });
     this.redis.defineCommand('gwEnd', { numberOfKeys: 2, lua: END });
