@@ -368,6 +368,16 @@ describe('Gateway Resume streams bounded by age (Redis)', () => {
     }
   }, 120_000);
 
+  /** Alice identified on node a and sent `n` lobby messages `${tag}-1` to `${tag}-n`, the last one received. */
+  async function aliceAfter(tag: string, n: number) {
+    const p = await players(a);
+    const g1 = await openGateway(a.server.url);
+    const ready = await g1.identify(p.alice.token);
+    for (let i = 1; i <= n; i++) await say(a, p, `${tag}-${i}`);
+    await g1.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === `${tag}-${n}`, 15_000);
+    return { p, g1, ready };
+  }
+
   /**
    * A quiet session: three messages, a pause longer than the age bound, one more (its append
    * trims the old frames), then the socket is cut, two messages go out through the other node,
@@ -375,11 +385,7 @@ describe('Gateway Resume streams bounded by age (Redis)', () => {
    * the last message before the cut, as the age trim does once whole stream nodes are old.
    */
   async function quietSession(trimUserStream: boolean): Promise<void> {
-    const p = await players(a);
-    const g1 = await openGateway(a.server.url);
-    const ready = await g1.identify(p.alice.token);
-    for (let i = 1; i <= 3; i++) await say(a, p, `old-${i}`);
-    await g1.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'old-3', 15_000);
+    const { p, g1, ready } = await aliceAfter('old', 3);
     const redis = new Redis(REDIS_URL);
     try {
       const sessionStream = resumeKeys.sessionStream(PREFIX, ready.session_id);
@@ -455,11 +461,7 @@ describe('Gateway Resume streams bounded by age (Redis)', () => {
   }, 60_000);
 
   it('every stream a node writes has an expiry, though most appends skip the upkeep', async () => {
-    const p = await players(a);
-    const g1 = await openGateway(a.server.url);
-    const ready = await g1.identify(p.alice.token);
-    for (let i = 1; i <= 20; i++) await say(a, p, `m-${i}`);
-    await g1.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'm-20', 15_000);
+    const { p, g1, ready } = await aliceAfter('m', 20);
     const redis = new Redis(REDIS_URL);
     try {
       for (const key of [resumeKeys.userStream(PREFIX, userTopic(a.app.id, p.alice.userId)), resumeKeys.sessionStream(PREFIX, ready.session_id)]) {
