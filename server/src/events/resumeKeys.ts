@@ -17,13 +17,13 @@ export const resumeKeys = {
 /** Settings of the per-user dispatch streams: how many entries and how long they are kept. */
 export interface UserStreamSettings {
   maxLen: number;
-  /** The stream key's expiry, renewed on every append. */
+  /** The stream key's expiry: set when the stream is created, renewed at each upkeep (trimClock.ts). */
   ttlMs: number;
   /**
-   * Entries older than this are trimmed at the next age trim (`XTRIM MINID ~`, by the Redis
-   * clock, which also stamps the entry IDs; about once per sixteenth of it, trimClock.ts). Without it a busy player's stream held `maxLen`
-   * entries for as long as it kept getting dispatches. See `streamMaxAgeMs` for why no entry
-   * a Resume needs is ever this old.
+   * Entries older than this are trimmed at the next upkeep (`XTRIM MINID ~`, by the Redis
+   * clock, which also stamps the entry IDs; about once per sixteenth of the expiry,
+   * trimClock.ts). Without it a busy player's stream held `maxLen` entries for as long as it
+   * kept getting dispatches. See `streamMaxAgeMs` for why no entry a Resume needs is ever this old.
    */
   maxAgeMs: number;
 }
