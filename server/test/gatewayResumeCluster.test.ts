@@ -462,12 +462,20 @@ describe('Gateway Resume streams bounded by age (Redis)', () => {
 
   it('every stream a node writes has an expiry, though most appends skip the upkeep', async () => {
     const { p, g1, ready } = await aliceAfter('m', 20);
+    const sentAt = Date.now(); // m-20 was published before this
     const redis = new Redis(REDIS_URL);
     try {
-      for (const key of [resumeKeys.userStream(PREFIX, userTopic(a.app.id, p.alice.userId)), resumeKeys.sessionStream(PREFIX, ready.session_id)]) {
+      const userStream = resumeKeys.userStream(PREFIX, userTopic(a.app.id, p.alice.userId));
+      for (const key of [userStream, resumeKeys.sessionStream(PREFIX, ready.session_id)]) {
         expect(await redis.xlen(key), key).toBeGreaterThanOrEqual(20);
         expect(await redis.pttl(key), key).toBeGreaterThan(0);
       }
+      // The user stream outlives its last publish by at least the record's lifetime (the resume
+      // window plus two default heartbeats), as when every publish renewed its expiry; 50 ms for
+      // the round trips. Renewed only at upkeep, it would fall short by up to two intervals.
+      const readAt = Date.now();
+      const expiresAt = readAt + (await redis.pttl(userStream));
+      expect(expiresAt).toBeGreaterThanOrEqual(sentAt + RESUME_WINDOW_MS + 2 * 41_250 - 50);
     } finally {
       await redis.quit();
     }

@@ -49,6 +49,7 @@ export class RedisEventBus implements EventBus {
   private userStreams: UserStreamSettings | null = null;
   /** When a user stream's upkeep is due (about once per interval per topic from this node). */
   private trims: TrimClock | null = null;
+  private upkeepIntervalMs = 0;
 
   constructor(url: string, readonly prefix = 'sl:') {
     // Not auto-pipelined. ioredis's enableAutoPipelining saved about 10% of Redis CPU per dispatch
@@ -69,7 +70,8 @@ export class RedisEventBus implements EventBus {
    */
   streamUserTopics(settings: UserStreamSettings): void {
     this.userStreams = settings;
-    this.trims = new TrimClock(trimIntervalMs(settings.maxAgeMs, settings.ttlMs));
+    this.upkeepIntervalMs = trimIntervalMs(settings.maxAgeMs, settings.ttlMs);
+    this.trims = new TrimClock(this.upkeepIntervalMs);
   }
 
   /** Resolves once both connections are up, so the first subscribe is not lost. */
@@ -80,9 +82,14 @@ export class RedisEventBus implements EventBus {
   publish(topic: string, dispatch: Dispatch): void {
     if (this.userStreams && isUserTopic(topic)) {
       // Local sessions get it once the stream entry ID is known (they record which entries they hold).
-      const { maxLen, ttlMs } = this.userStreams;
+      const { maxLen } = this.userStreams;
       // 0: no upkeep this time (ARGV[7]: expiry renewal and age trim).
       const maxAgeMs = this.trims!.due(topic) ? this.userStreams.maxAgeMs : 0;
+      // Renewed at upkeep only, one to two intervals apart: two intervals more keep the stream at
+      // least ttlMs past its last publish, as when every publish renewed it. A Resume late in its
+      // window reads entries published just before (the session's stream, by contrast, is also
+      // renewed by heartbeats and on detach).
+      const ttlMs = this.userStreams.ttlMs + 2 * this.upkeepIntervalMs;
       (this.pub as Redis & { publishStreamed(...args: (string | number)[]): Promise<string> })
         .publishStreamed(resumeKeys.userMarker(this.prefix, topic), resumeKeys.userStream(this.prefix, topic), this.prefix + topic, this.nodeId, dispatch.t, dispatch.json, maxLen, ttlMs, maxAgeMs)
         .then(
