@@ -84,14 +84,15 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
 }
 
 /**
- * The webhook events an application produced, oldest first, of one type. An application with no
- * webhook records none (WebhookEventRepo.record), so the test first switches its webhook off
- * (`keepWebhookEvents`): events are then kept as skipped, never sent, and readable here.
+ * Switches the application's webhook off, so its events are kept (as skipped, never sent) for
+ * `webhookEventsOf`: an application that never configured a webhook records none
+ * (WebhookEventRepo.record).
  */
 export async function keepWebhookEvents(t: TestServer, applicationId = t.app.id): Promise<void> {
   await t.server.webhooks.update(applicationId, { event_webhooks_status: 1 });
 }
 
+/** The webhook events of one type an application produced since `keepWebhookEvents`, oldest first. */
 export async function webhookEventsOf(t: TestServer, type: string, applicationId = t.app.id): Promise<any[]> {
   return (await t.server.store.webhookEvents.recent(applicationId, 1000))
     .reverse()
