@@ -27,7 +27,7 @@ import type { BenchResult } from './types.ts';
 import { interleavedRounds, rawBroadcaster, rawClients, type Receipt, type Side, type SideSample } from './lobby/interleave.ts';
 import { closeHttp, postJson } from './lobby/http.ts';
 import { profiled } from './lobby/profile.ts';
-import { Child } from './voiceRelayUdp/ipc.ts';
+import { Child } from './childProcess.ts';
 
 const MEMBERS = Number(process.env.BENCH_LOBBY_MEMBERS ?? 100);
 const WARMUP = 30;
@@ -100,7 +100,7 @@ async function inProcess(): Promise<{ samples: Record<string, SideSample>; frame
 
 /** The platform and the raw peer's server in a child process; sender and receivers here. */
 async function split(): Promise<{ samples: Record<string, SideSample>; frameBytes: number }> {
-  const child = new Child('../lobby/platformProcess.ts');
+  const child = new Child(new URL('./lobby/platformProcess.ts', import.meta.url));
   const sockets: WebSocket[] = [];
   let raw: Awaited<ReturnType<typeof rawClients>> | undefined;
   try {

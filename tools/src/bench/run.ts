@@ -11,7 +11,7 @@ import type { BenchResult } from './types.ts';
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const OUT = resolve(HERE, '../../../bench-results');
 // The runner itself and the modules benchmarks share (they have no default export to run).
-const NOT_BENCHMARKS = new Set(['run', 'types', 'stats', 'fanout', 'voicePipeline', 'voiceRelay']);
+const NOT_BENCHMARKS = new Set(['run', 'types', 'stats', 'fanout', 'childProcess', 'voicePipeline', 'voiceRelay']);
 
 function available(): string[] {
   return readdirSync(HERE)

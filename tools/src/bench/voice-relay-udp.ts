@@ -15,7 +15,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './types.ts';
-import { Child, type Message } from './voiceRelayUdp/ipc.ts';
+import { Child, type Message } from './childProcess.ts';
 
 const CALLS = 10;
 const SPEAKERS = 10;
@@ -52,10 +52,10 @@ function median(xs: number[]): number {
 export default async function voiceRelayUdp(): Promise<BenchResult> {
   const profDir = resolve(fileURLToPath(new URL('../../../bench-results/profiles', import.meta.url)));
   if (PROFILE) mkdirSync(profDir, { recursive: true });
-  const relay = new Child('./relayNode.ts', PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
-  const raw = new Child('./rawForwarder.ts');
-  const rawLookup = new Child('./rawForwarder.ts', [], { RAW_LITERAL_LOOKUP: '1' });
-  const clients = [new Child('./participants.ts'), new Child('./participants.ts')];
+  const relay = new Child(new URL('./voiceRelayUdp/relayNode.ts', import.meta.url), PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
+  const raw = new Child(new URL('./voiceRelayUdp/rawForwarder.ts', import.meta.url));
+  const rawLookup = new Child(new URL('./voiceRelayUdp/rawForwarder.ts', import.meta.url), [], { RAW_LITERAL_LOOKUP: '1' });
+  const clients = [new Child(new URL('./voiceRelayUdp/participants.ts', import.meta.url)), new Child(new URL('./voiceRelayUdp/participants.ts', import.meta.url))];
   try {
     const relayReady = await relay.once('ready');
     const rawReady = await raw.once('ready');

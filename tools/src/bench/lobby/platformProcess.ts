@@ -4,7 +4,7 @@
  * is the deployment's shape (players never share the server's event loop), so the latencies are
  * the wire's, and this process's CPU time is the server's and nothing else's.
  *
- * IPC (voiceRelayUdp/ipc.ts): `ready` { url, appId, rawPort } once started; `raw` { frame }
+ * IPC (childProcess.ts): `ready` { url, appId, rawPort } once started; `raw` { frame }
  * writes the frame to every raw socket and answers the broadcast's start on the shared monotonic
  * clock (stats.ts `nowMs`), which is where the raw side's latency starts; `cpu` answers this
  * process's CPU time so far, ms; `profile-start` { name } / `profile-stop` bracket a CPU profile of
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { startServer } from '@social-layer/server';
 import { nowMs } from '../stats.ts';
-import { serve } from '../voiceRelayUdp/ipc.ts';
+import { serve } from '../childProcess.ts';
 import { startProfile } from './profile.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { CoreCryptoBackend, type TransportCipher, type TransportMode } from '@social-layer/core-wasm';
 import { createMediaSocket } from '../../../../server/src/voice/UdpMediaSocket.ts';
-import { serve, type Message } from './ipc.ts';
+import { serve, type Message } from '../childProcess.ts';
 
 interface Setup {
   url: string;

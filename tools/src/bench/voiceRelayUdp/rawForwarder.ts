@@ -6,7 +6,7 @@
  */
 import dgram from 'node:dgram';
 import { createMediaSocket } from '../../../../server/src/voice/UdpMediaSocket.ts';
-import { serve } from './ipc.ts';
+import { serve } from '../childProcess.ts';
 
 const socket = process.env.RAW_LITERAL_LOOKUP === '1' ? createMediaSocket('127.0.0.1') : dgram.createSocket('udp4');
 let routes = new Map<number, { port: number; address: string }[]>();

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '@social-layer/server';
 import type { DaveDelivery } from '../../../../server/src/voice/dave.ts';
-import { serve } from './ipc.ts';
+import { serve } from '../childProcess.ts';
 
 const relayOnlyDave = async (): Promise<DaveDelivery> => ({
   externalSenderPayload: () => new Uint8Array([0]),

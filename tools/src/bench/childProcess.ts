@@ -1,7 +1,8 @@
 /**
- * The little IPC protocol between `voice-relay-udp` and its child processes: the parent sends
- * `{ type, id, ... }`, a child answers with the same id. Each child is a separate process so the
- * relay's CPU time (process.cpuUsage) is its own and nothing else's.
+ * A benchmark's child processes and the little IPC protocol between them and the parent: the
+ * parent sends `{ type, id, ... }`, a child answers with the same id. A side in a process of its
+ * own has CPU time (process.cpuUsage) that is its own and nothing else's (`voice-relay-udp`'s
+ * relay and forwarders, `lobby-fanout`'s server side).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -20,8 +21,9 @@ export class Child {
   private readonly early: Message[] = [];
   readonly proc: ChildProcess;
 
-  constructor(module: string, extraExecArgv: string[] = [], env: Record<string, string> = {}) {
-    const path = fileURLToPath(new URL(module, import.meta.url));
+  /** `module`: the child's script, e.g. `new URL('./lobby/platformProcess.ts', import.meta.url)`. */
+  constructor(module: URL, extraExecArgv: string[] = [], env: Record<string, string> = {}) {
+    const path = fileURLToPath(module);
     this.proc = fork(path, [], { execArgv: [...process.execArgv, ...extraExecArgv], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.proc.on('message', (m: Message) => {
       if (m.id !== undefined && this.waiting.has(m.id)) {
