@@ -45,11 +45,12 @@ export class RedisEventBus implements EventBus {
   /** Tags this node's own publishes, so their echo from Redis is not delivered twice. */
   private readonly nodeId = Math.random().toString(36).slice(2, 10);
 
-  /** Set by streamUserTopics; without it a publish is a plain PUBLISH. */
-  private userStreams: UserStreamSettings | null = null;
-  /** When a user stream's upkeep is due (about once per interval per topic from this node). */
-  private trims: TrimClock | null = null;
-  private upkeepIntervalMs = 0;
+  /**
+   * Set by streamUserTopics; without it a publish is a plain PUBLISH. `upkeep` says when a
+   * stream's upkeep is due (about once per interval per topic from this node); `expiryMs` is the
+   * expiry it sets.
+   */
+  private userStreams: { settings: UserStreamSettings; upkeep: TrimClock; expiryMs: number } | null = null;
 
   constructor(url: string, readonly prefix = 'sl:') {
     // Not auto-pipelined. ioredis's enableAutoPipelining saved about 10% of Redis CPU per dispatch
@@ -69,9 +70,12 @@ export class RedisEventBus implements EventBus {
    * (resumeKeys.ts), for Gateway Resume on any node.
    */
   streamUserTopics(settings: UserStreamSettings): void {
-    this.userStreams = settings;
-    this.upkeepIntervalMs = trimIntervalMs(settings.maxAgeMs, settings.ttlMs);
-    this.trims = new TrimClock(this.upkeepIntervalMs);
+    const intervalMs = trimIntervalMs(settings.maxAgeMs, settings.ttlMs);
+    // Renewed at upkeep only, one to two intervals apart: two intervals more keep a stream at
+    // least ttlMs past its last publish, as when every publish renewed it. A Resume late in its
+    // window reads entries published just before (the session's stream, by contrast, is also
+    // renewed by heartbeats and on detach).
+    this.userStreams = { settings, upkeep: new TrimClock(intervalMs), expiryMs: settings.ttlMs + 2 * intervalMs };
   }
 
   /** Resolves once both connections are up, so the first subscribe is not lost. */
@@ -82,16 +86,11 @@ export class RedisEventBus implements EventBus {
   publish(topic: string, dispatch: Dispatch): void {
     if (this.userStreams && isUserTopic(topic)) {
       // Local sessions get it once the stream entry ID is known (they record which entries they hold).
-      const { maxLen } = this.userStreams;
+      const { settings, upkeep, expiryMs } = this.userStreams;
       // 0: no upkeep this time (ARGV[7]: expiry renewal and age trim).
-      const maxAgeMs = this.trims!.due(topic) ? this.userStreams.maxAgeMs : 0;
-      // Renewed at upkeep only, one to two intervals apart: two intervals more keep the stream at
-      // least ttlMs past its last publish, as when every publish renewed it. A Resume late in its
-      // window reads entries published just before (the session's stream, by contrast, is also
-      // renewed by heartbeats and on detach).
-      const ttlMs = this.userStreams.ttlMs + 2 * this.upkeepIntervalMs;
+      const maxAgeMs = upkeep.due(topic) ? settings.maxAgeMs : 0;
       (this.pub as Redis & { publishStreamed(...args: (string | number)[]): Promise<string> })
-        .publishStreamed(resumeKeys.userMarker(this.prefix, topic), resumeKeys.userStream(this.prefix, topic), this.prefix + topic, this.nodeId, dispatch.t, dispatch.json, maxLen, ttlMs, maxAgeMs)
+        .publishStreamed(resumeKeys.userMarker(this.prefix, topic), resumeKeys.userStream(this.prefix, topic), this.prefix + topic, this.nodeId, dispatch.t, dispatch.json, settings.maxLen, expiryMs, maxAgeMs)
         .then(
           (id) => this.deliver(topic, id ? { t: dispatch.t, json: dispatch.json, id } : dispatch),
           () => this.publishPlain(topic, dispatch),
