@@ -28,6 +28,7 @@ import { interleavedRounds, rawBroadcaster, rawClients, type Receipt, type Side,
 import { closeHttp, postJson } from './lobby/http.ts';
 import { profiled } from './lobby/profile.ts';
 import { Child } from './childProcess.ts';
+import { lobbyFanoutServerOptions } from './lobby/serverOptions.ts';
 
 const MEMBERS = Number(process.env.BENCH_LOBBY_MEMBERS ?? 100);
 const WARMUP = 30;
@@ -74,7 +75,7 @@ async function run(name: string, sides: Side[], child?: Child): Promise<Record<s
 /** Everything in this process. */
 async function inProcess(): Promise<{ samples: Record<string, SideSample>; frameBytes: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));
-  const server = await startServer({ port: 0, dataDir: dir, serveSamples: false, logLevel: 'error', heartbeatIntervalMs: 60_000, rateLimits: false });
+  const server = await startServer(lobbyFanoutServerOptions(dir));
   const sockets: WebSocket[] = [];
   let raw: Awaited<ReturnType<typeof rawBroadcaster>> | undefined;
   try {
@@ -82,8 +83,7 @@ async function inProcess(): Promise<{ samples: Record<string, SideSample>; frame
     const ours: Receipt = {};
     const frame = { bytes: 0 };
     const { lobbyId, sender } = await lobbyWithSessions(server.url, app.id, ours, frame, sockets);
-    raw = await rawBroadcaster(MEMBERS, (f) => f.d.content);
-    const peer = raw;
+    const peer = (raw = await rawBroadcaster(MEMBERS, (f) => f.d.content));
     const samples = await run('lobby-fanout-in-process', [
       { name: 'ours', receivers: MEMBERS, receipt: ours, trigger: (_i, content) => postJson('POST', `${server.url}/api/v10/lobbies/${lobbyId}/messages`, sender, { content }) },
       { name: 'raw', receivers: MEMBERS, receipt: peer.receipt, trigger: (i, content) => peer.broadcast(rawFrame(i, content, frame.bytes)) },

@@ -18,9 +18,10 @@ import { startServer } from '@social-layer/server';
 import { nowMs } from '../stats.ts';
 import { serve } from '../childProcess.ts';
 import { startProfile } from './profile.ts';
+import { lobbyFanoutServerOptions } from './serverOptions.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));
-const server = await startServer({ port: 0, dataDir: dir, serveSamples: false, logLevel: 'error', heartbeatIntervalMs: 60_000, rateLimits: false });
+const server = await startServer(lobbyFanoutServerOptions(dir));
 const app = await server.createApplication({ name: 'bench' });
 const raw = new WebSocketServer({ port: 0, host: '127.0.0.1' });
 let stopProfile: (() => Promise<void>) | undefined;
