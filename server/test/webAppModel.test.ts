@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Channel, Intent, Op } from '../web/src/api/wire.ts';
 import { channelTree, type GuildChannel } from '../web/src/model/channels.ts';
 import { memberGroups, memberName, roleColor } from '../web/src/model/members.ts';
+import { Reloads, serialReload } from '../web/src/state/reloads.ts';
 import { parseRoute, routePath } from '../web/src/state/routes.ts';
 
 const ch = (id: string, name: string, type: number, position: number, parent_id: string | null = null): GuildChannel => ({ id, name, type, position, parent_id });
@@ -94,5 +95,71 @@ describe('wire numbers', () => {
       DirectMessages: GatewayIntentBits.DirectMessages, DirectMessageReactions: GatewayIntentBits.DirectMessageReactions, DirectMessageTyping: GatewayIntentBits.DirectMessageTyping,
     });
     expect(Channel).toEqual({ GuildText: ChannelType.GuildText, GuildVoice: ChannelType.GuildVoice, GuildCategory: ChannelType.GuildCategory, GuildAnnouncement: ChannelType.GuildAnnouncement, GuildStageVoice: ChannelType.GuildStageVoice });
+  });
+});
+
+describe('Reloads (a burst of Gateway events and the reloads they start)', () => {
+  /** A load whose answer is the counter's value when it started, finished by hand. */
+  function harness() {
+    let counter = 0;
+    const pending: Array<() => void> = [];
+    const applied: number[] = [];
+    const load = () =>
+      new Promise<void>((resolve) => {
+        const seen = counter;
+        pending.push(() => {
+          applied.push(seen);
+          resolve();
+        });
+      });
+    return { bump: () => counter++, pending, applied, load };
+  }
+  const tick = () => new Promise((r) => setTimeout(r, 0));
+
+  it('folds events during a reload into one more reload after it, so the last applied answer is read after the last event', async () => {
+    const h = harness();
+    const reloads = new Reloads();
+    const calls = [0, 1, 2].map(() => {
+      h.bump();
+      return reloads.run('guild:1', h.load);
+    });
+    await tick();
+    expect(h.pending).toHaveLength(1); // the second and third wait for the first
+    h.pending.shift()!();
+    await tick();
+    expect(h.pending).toHaveLength(1); // one more, not two
+    h.pending.shift()!();
+    await Promise.all(calls);
+    expect(h.applied).toEqual([1, 3]);
+    // Quiet again: the next call loads at once.
+    h.bump();
+    const next = reloads.run('guild:1', h.load);
+    await tick();
+    h.pending.shift()!();
+    await next;
+    expect(h.applied).toEqual([1, 3, 4]);
+  });
+
+  it('keeps keys apart, and a failed reload does not wedge its key', async () => {
+    const reloads = new Reloads();
+    let n = 0;
+    await expect(reloads.run('a', () => Promise.reject(new Error('offline')))).rejects.toThrow('offline');
+    await Promise.all([reloads.run('a', async () => void n++), reloads.run('b', async () => void n++)]);
+    expect(n).toBe(2);
+  });
+
+  it('serialReload wraps one view’s reload the same way', async () => {
+    const h = harness();
+    const load = serialReload(h.load);
+    h.bump();
+    const a = load();
+    h.bump();
+    const b = load();
+    await tick();
+    h.pending.shift()!();
+    await tick();
+    h.pending.shift()!();
+    await Promise.all([a, b]);
+    expect(h.applied).toEqual([1, 2]);
   });
 });

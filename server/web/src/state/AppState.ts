@@ -2,6 +2,7 @@ import type { APIGuild, APIGuildMember, APIRole, RESTAPIPartialCurrentUserGuild 
 import { useEffect, useState } from 'preact/hooks';
 import type { RestClient } from '../api/RestClient.ts';
 import type { GuildChannel } from '../model/channels.ts';
+import { Reloads } from './reloads.ts';
 
 export interface GuildDetail {
   guild: APIGuild;
@@ -31,6 +32,7 @@ export interface State {
 export class AppState {
   state: State = { guilds: null, detail: {}, error: null, voice: {} };
   private readonly listeners = new Set<() => void>();
+  private readonly reloads = new Reloads();
 
   constructor(readonly rest: RestClient) {}
 
@@ -69,18 +71,24 @@ export class AppState {
     this.set({ voice: { ...this.state.voice, [d.guild_id]: guild } });
   }
 
-  async loadGuilds(): Promise<void> {
-    this.set({ guilds: await this.rest.get<RESTAPIPartialCurrentUserGuild[]>('/users/@me/guilds') });
+  /** Reloads the guild list; concurrent calls are folded (see Reloads). */
+  loadGuilds(): Promise<void> {
+    return this.reloads.run('guilds', async () => {
+      this.set({ guilds: await this.rest.get<RESTAPIPartialCurrentUserGuild[]>('/users/@me/guilds') });
+    });
   }
 
-  async loadGuild(guildId: string): Promise<void> {
-    const [guild, channels, roles, members] = await Promise.all([
-      this.rest.get<APIGuild>(`/guilds/${guildId}`),
-      this.rest.get<GuildChannel[]>(`/guilds/${guildId}/channels`),
-      this.rest.get<APIRole[]>(`/guilds/${guildId}/roles`),
-      this.rest.get<APIGuildMember[]>(`/guilds/${guildId}/members?limit=1000`),
-    ]);
-    this.set({ detail: { ...this.state.detail, [guildId]: { guild, channels, roles, members } } });
+  /** Reloads what a guild's page shows; concurrent calls are folded (see Reloads). */
+  loadGuild(guildId: string): Promise<void> {
+    return this.reloads.run(`guild:${guildId}`, async () => {
+      const [guild, channels, roles, members] = await Promise.all([
+        this.rest.get<APIGuild>(`/guilds/${guildId}`),
+        this.rest.get<GuildChannel[]>(`/guilds/${guildId}/channels`),
+        this.rest.get<APIRole[]>(`/guilds/${guildId}/roles`),
+        this.rest.get<APIGuildMember[]>(`/guilds/${guildId}/members?limit=1000`),
+      ]);
+      this.set({ detail: { ...this.state.detail, [guildId]: { guild, channels, roles, members } } });
+    });
   }
 
   async createGuild(name: string): Promise<string> {

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { onDispatch } from '../../api/GatewayClient.ts';
 import { Button, Panel } from '../../components/ui.tsx';
+import { serialReload } from '../../state/reloads.ts';
 import { navigate } from '../../state/router.ts';
 import { activityApi, type LobbyShelfEntry } from './activityApi.ts';
 
@@ -16,10 +17,11 @@ import { activityApi, type LobbyShelfEntry } from './activityApi.ts';
 export function LobbyShelf() {
   const [entries, setEntries] = useState<LobbyShelfEntry[]>([]);
   useEffect(() => {
-    const load = () => void activityApi.lobbies().then(setEntries, () => {});
-    load();
-    const off = onDispatch((event) => event === 'ACTIVITY_INSTANCE_PARTICIPANTS_UPDATE' && load());
-    const onVisible = () => document.visibilityState === 'visible' && load();
+    // Serial: a burst of updates must not end on an older read (state/reloads.ts).
+    const load = serialReload(() => activityApi.lobbies().then(setEntries, () => {}));
+    void load();
+    const off = onDispatch((event) => event === 'ACTIVITY_INSTANCE_PARTICIPANTS_UPDATE' && void load());
+    const onVisible = () => document.visibilityState === 'visible' && void load();
     document.addEventListener('visibilitychange', onVisible);
     return () => {
       off();

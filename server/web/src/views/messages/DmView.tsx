@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { onDispatch } from '../../api/GatewayClient.ts';
 import { currentUser } from '../../api/session.ts';
 import { Avatar, Empty, Notice } from '../../components/ui.tsx';
+import { serialReload } from '../../state/reloads.ts';
 import { navigate } from '../../state/router.ts';
 import { MessagePane } from './MessagePane.tsx';
 import { messagesApi } from './messagesApi.ts';
@@ -45,7 +46,8 @@ export function DmView({ channelId }: { channelId?: string }) {
 
   useEffect(() => {
     let known = new Set<string>();
-    const load = () =>
+    // Serial: a burst of events must not end on an older list (state/reloads.ts).
+    const load = serialReload(() =>
       messagesApi.dms().then(
         (list) => {
           const dms = list as DmChannel[];
@@ -53,7 +55,8 @@ export function DmView({ channelId }: { channelId?: string }) {
           setChannels(dms);
         },
         (e: unknown) => setError(e instanceof Error ? e.message : String(e)),
-      );
+      ),
+    );
     void load();
     return onDispatch((event, data) => {
       const d = data as { guild_id?: string; channel_id?: string; id?: string; type?: number };
