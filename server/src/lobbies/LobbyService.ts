@@ -90,7 +90,7 @@ export class LobbyService {
     applicationId: string,
     userId: string,
     input: { secret: string; lobbyMetadata?: Metadata | null; memberMetadata?: Metadata | null; idleTimeoutSeconds?: number },
-  ): Promise<Lobby> {
+  ): Promise<{ lobby: Lobby; json: string }> {
     const result = await this.store.lobbies.transaction(async (tx) => {
       let lobby = await this.store.lobbies.findBySecret(applicationId, input.secret, tx);
       let created = false;
@@ -123,8 +123,11 @@ export class LobbyService {
     });
 
     const view = await this.view(result.lobbyId);
+    // The joiner's LOBBY_CREATE and the HTTP answer are the same lobby: serialized once (in a
+    // lobby of 100 the string is about 30 KB, and JSON.stringify was a sixth of a rejoin's CPU).
+    const json = JSON.stringify(view.lobby);
     if (result.memberAdded) {
-      this.publishTo([userId], applicationId, DispatchEvent.LobbyCreate, view.lobby);
+      this.publishJson([userId], applicationId, DispatchEvent.LobbyCreate, json);
       const others = view.memberIds.filter((id) => id !== userId);
       this.publishTo(others, applicationId, DispatchEvent.LobbyMemberAdd, { lobby_id: result.lobbyId, member: view.member(userId) });
       if (result.metadataChanged) this.publishTo(others, applicationId, DispatchEvent.LobbyUpdate, view.lobby);
@@ -134,7 +137,7 @@ export class LobbyService {
     }
     // The idle clock is written only when it runs: most joins are to a lobby someone is in.
     if (result.idle && this.connections.isConnected(applicationId, userId)) await this.store.lobbies.setIdleSince(result.lobbyId, null);
-    return view.lobby;
+    return { lobby: view.lobby, json };
   }
 
   /** A lobby made by the game backend (Bot token): no secret, so SDK clients cannot join or leave it. */
@@ -368,7 +371,12 @@ export class LobbyService {
 
   private publishTo(userIds: readonly string[], applicationId: string, t: string, d: unknown): void {
     if (userIds.length === 0) return;
-    const dispatch = { t, json: JSON.stringify(d) };
+    this.publishJson(userIds, applicationId, t, JSON.stringify(d));
+  }
+
+  /** publishTo with the payload already serialized. */
+  private publishJson(userIds: readonly string[], applicationId: string, t: string, json: string): void {
+    const dispatch = { t, json };
     for (const id of userIds) this.bus.publish(userTopic(applicationId, id), dispatch);
   }
 

@@ -5,6 +5,13 @@
  * only identify, on one server in the same run. The two arms take turns batch by batch (one
  * batch = one lobby's worth of clients), so both see the same load on a shared machine.
  * Target (issue 18): identify + join at no less than 75% of the rate of identify alone.
+ *
+ * Two layouts, both printed (as `lobby-fanout`):
+ * - split (the target's figure): the platform node in a process of its own
+ *   (lobby/platformProcess.ts), the 2,000 clients in this one, as in a deployment, where players
+ *   never share the server's event loop. CPU per client is printed for each process.
+ * - in_process: clients and server share one process, so a join's ~50 LOBBY_MEMBER_ADD receipts
+ *   (the clients' WebSocket parsing) are charged to the join arm as well.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,51 +23,103 @@ import { apiJson, openGatewaySession } from './fanout.ts';
 import { nowMs, percentile } from './stats.ts';
 import type { BenchResult } from './types.ts';
 import { closeHttp, postJson } from './lobby/http.ts';
-import { profiled } from './lobby/profile.ts';
+import { startProfile } from './lobby/profile.ts';
+import { Child } from './childProcess.ts';
+import { lobbyFanoutServerOptions } from './lobby/serverOptions.ts';
 
 const CLIENTS = Number(process.env.BENCH_JOIN_CLIENTS ?? 1000);
 const LOBBY_SIZE = Number(process.env.BENCH_JOIN_LOBBY_SIZE ?? 100);
 /** Clients of one batch in flight at once (a crowd arriving, not one after another). */
 const CONCURRENCY = Number(process.env.BENCH_JOIN_CONCURRENCY ?? 25);
 
+type ArmName = 'identify' | 'identify_join';
 interface Arm {
-  name: 'identify' | 'identify_join';
+  name: ArmName;
   ms: number;
-  cpuMs: number;
+  /** The server's CPU over the arm's batches (the whole process's when it is this one). */
+  serverCpuMs: number;
+  /** This process's CPU over the arm's batches (split layout only: the clients' own). */
+  clientCpuMs: number;
   clients: number;
   latencies: number[];
 }
 
-export default async function lobbyJoin(): Promise<BenchResult> {
+/** Where the platform node runs: its URL and app, its CPU clock, and a CPU profile of it under BENCH_PROFILE. */
+interface Platform {
+  url: string;
+  appId: string;
+  cpuMs(): Promise<number>;
+  profile(name: string): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+const ownCpuMs = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
+
+async function inProcessPlatform(): Promise<Platform> {
   const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));
-  const server = await startServer({ port: 0, dataDir: dir, serveSamples: false, logLevel: 'error', heartbeatIntervalMs: 60_000, rateLimits: false });
+  const server = await startServer(lobbyFanoutServerOptions(dir));
+  const app = await server.createApplication({ name: 'bench' });
+  return {
+    url: server.url,
+    appId: app.id,
+    cpuMs: async () => ownCpuMs(),
+    profile: startProfile,
+    close: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function splitPlatform(): Promise<Platform> {
+  const child = new Child(new URL('./lobby/platformProcess.ts', import.meta.url));
+  const ready = await child.once('ready');
+  return {
+    url: ready.url as string,
+    appId: ready.appId as string,
+    cpuMs: async () => (await child.request({ type: 'cpu' })).ms as number,
+    profile: async (name) => {
+      const stopHere = await startProfile(`${name}-clients`);
+      await child.request({ type: 'profile-start', name: `${name}-server` });
+      return async () => {
+        await child.request({ type: 'profile-stop' });
+        await stopHere();
+      };
+    },
+    close: () => child.stop(),
+  };
+}
+
+/** Both arms against one platform, batches interleaved. */
+async function measure(platform: Platform, split: boolean, profileName: string): Promise<Record<ArmName, Arm> & { memberAdds: number }> {
   const sockets: WebSocket[] = [];
   try {
-    const app = await server.createApplication({ name: 'bench' });
-    const api = `${server.url}/api/v10`;
-    const wsUrl = `${server.url.replace('http', 'ws')}/gateway?v=10&encoding=json`;
+    const api = `${platform.url}/api/v10`;
+    const wsUrl = `${platform.url.replace('http', 'ws')}/gateway?v=10&encoding=json`;
     // Accounts and tokens are made up front for both arms: the timed part is identify (+ join).
     const tokens: string[] = [];
     for (let i = 0; i < 2 * CLIENTS; i++) {
-      const t = await apiJson('POST', `${api}/partner-sdk/token`, null, { client_id: app.id, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
+      const t = await apiJson('POST', `${api}/partner-sdk/token`, null, { client_id: platform.appId, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
       tokens.push(t.access_token);
     }
     let memberAdds = 0;
     const onDispatch = (t: string) => {
       if (t === 'LOBBY_MEMBER_ADD') memberAdds++;
     };
-    const client = async (arm: Arm['name'], token: string, secret: string): Promise<number> => {
+    const client = async (arm: ArmName, token: string, secret: string): Promise<number> => {
       const t0 = nowMs();
       sockets.push(await openGatewaySession(wsUrl, token, onDispatch));
       if (arm === 'identify_join') await postJson('PUT', `${api}/lobbies`, token, { secret });
       return nowMs() - t0;
     };
-    const arms: Record<Arm['name'], Arm> = {
-      identify: { name: 'identify', ms: 0, cpuMs: 0, clients: 0, latencies: [] },
-      identify_join: { name: 'identify_join', ms: 0, cpuMs: 0, clients: 0, latencies: [] },
-    };
+    const arm = (name: ArmName): Arm => ({ name, ms: 0, serverCpuMs: 0, clientCpuMs: 0, clients: 0, latencies: [] });
+    const arms = { identify: arm('identify'), identify_join: arm('identify_join') };
     const batch = async (arm: Arm, batchTokens: string[], secret: string) => {
-      const c0 = process.cpuUsage();
+      const s0 = await platform.cpuMs();
+      const c0 = ownCpuMs();
       const t0 = nowMs();
       let next = 0;
       await Promise.all(
@@ -69,53 +128,79 @@ export default async function lobbyJoin(): Promise<BenchResult> {
         }),
       );
       arm.ms += nowMs() - t0;
-      const c = process.cpuUsage(c0);
-      arm.cpuMs += (c.user + c.system) / 1000;
+      if (split) arm.clientCpuMs += ownCpuMs() - c0;
+      arm.serverCpuMs += (await platform.cpuMs()) - s0;
       arm.clients += batchTokens.length;
     };
     const run = randomBytes(4).toString('hex');
     const batches = Math.ceil(CLIENTS / LOBBY_SIZE);
-    await profiled('lobby-join', async () => {
+    const stopProfile = await platform.profile(profileName);
+    try {
       for (let b = 0; b < batches; b++) {
         const slice = (base: number) => tokens.slice(base + b * LOBBY_SIZE, base + Math.min(CLIENTS, (b + 1) * LOBBY_SIZE));
         // Alternate which arm goes first, so neither always runs on the warmer (or busier) process.
         const order = b % 2 === 0 ? (['identify', 'identify_join'] as const) : (['identify_join', 'identify'] as const);
         for (const name of order) await batch(arms[name], slice(name === 'identify' ? 0 : CLIENTS), `join-${run}-${b}`);
       }
-    });
-    const idRate = (arms.identify.clients / arms.identify.ms) * 1000;
-    const joinRate = (arms.identify_join.clients / arms.identify_join.ms) * 1000;
-    const ratio = joinRate / idRate;
-    const expectedAdds = batches * ((LOBBY_SIZE * (LOBBY_SIZE - 1)) / 2);
-    return {
-      description: `${CLIENTS} clients identify then create-or-join lobbies of ${LOBBY_SIZE} (PUT /lobbies), vs ${CLIENTS} clients that only identify, same server, batches interleaved, ${CONCURRENCY} in flight.`,
-      figures: {
-        clients_per_arm: CLIENTS,
-        lobby_size: LOBBY_SIZE,
-        concurrency: CONCURRENCY,
-        identify_only_per_s: idRate,
-        identify_join_per_s: joinRate,
-        ratio_join_over_identify: ratio,
-        target_at_least_0_75: ratio >= 0.75 ? 'met' : 'not met',
-        identify_only_latency_p50_ms: percentile(arms.identify.latencies, 50),
-        identify_only_latency_p99_ms: percentile(arms.identify.latencies, 99),
-        identify_join_latency_p50_ms: percentile(arms.identify_join.latencies, 50),
-        identify_join_latency_p99_ms: percentile(arms.identify_join.latencies, 99),
-        identify_only_cpu_ms_per_client: arms.identify.cpuMs / arms.identify.clients,
-        identify_join_cpu_ms_per_client: arms.identify_join.cpuMs / arms.identify_join.clients,
-        member_add_dispatches_seen: memberAdds,
-        member_add_dispatches_expected_at_least: Math.floor(expectedAdds * 0.99),
-      },
-      notes: [
-        'Clients, server and their sockets share one process and this machine\'s cores; rates are clients completed per second of each arm\'s own batches.',
-        'Tokens (provisional accounts) are made before timing for both arms; every socket stays open to the end, so later joins fan out to earlier members.',
-        'CPU ms per client is this process\'s user+system time over the arm\'s batches: less sensitive to other tenants than the rates.',
-      ],
-    };
+    } finally {
+      await stopProfile();
+    }
+    return { ...arms, memberAdds };
   } finally {
     closeHttp();
     for (const s of sockets) s.terminate();
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
+    await platform.close();
   }
+}
+
+function figures(prefix: string, r: Awaited<ReturnType<typeof measure>>, split: boolean): Record<string, number | string> {
+  const rate = (a: Arm) => (a.clients / a.ms) * 1000;
+  const ratio = rate(r.identify_join) / rate(r.identify);
+  const expectedAdds = Math.ceil(CLIENTS / LOBBY_SIZE) * ((LOBBY_SIZE * (LOBBY_SIZE - 1)) / 2);
+  const out: Record<string, number | string> = {
+    identify_only_per_s: rate(r.identify),
+    identify_join_per_s: rate(r.identify_join),
+    ratio_join_over_identify: ratio,
+    identify_only_latency_p50_ms: percentile(r.identify.latencies, 50),
+    identify_only_latency_p99_ms: percentile(r.identify.latencies, 99),
+    identify_join_latency_p50_ms: percentile(r.identify_join.latencies, 50),
+    identify_join_latency_p99_ms: percentile(r.identify_join.latencies, 99),
+    identify_only_server_cpu_ms_per_client: r.identify.serverCpuMs / r.identify.clients,
+    identify_join_server_cpu_ms_per_client: r.identify_join.serverCpuMs / r.identify_join.clients,
+    ratio_server_cpu_identify_over_join: r.identify.serverCpuMs / r.identify.clients / (r.identify_join.serverCpuMs / r.identify_join.clients),
+    ...(split
+      ? {
+          identify_only_client_cpu_ms_per_client: r.identify.clientCpuMs / r.identify.clients,
+          identify_join_client_cpu_ms_per_client: r.identify_join.clientCpuMs / r.identify_join.clients,
+        }
+      : {}),
+    member_add_dispatches_seen: r.memberAdds,
+    member_add_dispatches_expected_at_least: Math.floor(expectedAdds * 0.99),
+  };
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [`${prefix}${k}`, v]));
+}
+
+export default async function lobbyJoin(): Promise<BenchResult> {
+  const split = figures('split_', await measure(await splitPlatform(), true, 'lobby-join'), true);
+  const inProcess = figures('in_process_', await measure(await inProcessPlatform(), false, 'lobby-join-in-process'), false);
+  const verdict = (ratio: unknown) => (typeof ratio === 'number' && ratio >= 0.75 ? 'met' : 'not met');
+  return {
+    description: `${CLIENTS} clients identify then create-or-join lobbies of ${LOBBY_SIZE} (PUT /lobbies), vs ${CLIENTS} clients that only identify, same server, batches interleaved, ${CONCURRENCY} in flight; the server in its own process (split) and everything in one process (in_process).`,
+    figures: {
+      clients_per_arm: CLIENTS,
+      lobby_size: LOBBY_SIZE,
+      concurrency: CONCURRENCY,
+      ...split,
+      target_at_least_0_75_split: verdict(split.split_ratio_join_over_identify),
+      ...inProcess,
+      target_at_least_0_75_in_process: verdict(inProcess.in_process_ratio_join_over_identify),
+    },
+    notes: [
+      'Rates are clients completed per second of each arm\'s own batches.',
+      'split: the platform node in a child process (server CPU = that process\'s), the clients here (client CPU = this process\'s); the machine\'s cores are shared by the two.',
+      'in_process: clients, server and their sockets share one process; server CPU there is the whole process\'s.',
+      'Tokens (provisional accounts) are made before timing for both arms; every socket stays open to the end, so later joins fan out to earlier members.',
+      'CPU ms per client is less sensitive to other tenants than the rates; the server-CPU ratio (identify over identify + join) is the rate one saturated node would reach.',
+    ],
+  };
 }

@@ -74,15 +74,18 @@ export function lobbyRoutes(app: FastifyInstance, ctx: ServerContext): void {
   r.put(
     '/api/v10/lobbies',
     { schema: { summary: 'Create or join a lobby by secret', tags: TAGS, security: BEARER, body: CreateOrJoinBody, response: { 200: LobbySchema } }, config: WRITE },
-    async (req) => {
+    async (req, reply) => {
       const p = requireBearer(await authenticate(req, ctx.store), SCOPE);
       const body = req.body;
-      return ctx.lobbies.createOrJoin(p.applicationId, p.userId, {
+      const { json } = await ctx.lobbies.createOrJoin(p.applicationId, p.userId, {
         secret: body.secret,
         lobbyMetadata: body.lobby_metadata,
         memberMetadata: body.member_metadata,
         idleTimeoutSeconds: body.idle_timeout_seconds,
       });
+      // Already serialized (the joiner's LOBBY_CREATE is the same string): fastify sends a string with
+      // a JSON content type as is. (`as never`: the typed reply expects the Lobby object.)
+      return reply.type('application/json; charset=utf-8').send(json as never);
     },
   );
 
