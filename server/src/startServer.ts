@@ -266,7 +266,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     publicWsUrl: () => publicUrl.gateway(),
     dataDir,
     voiceStates,
-    activityProxyHost: () => options.activities?.proxyHost ?? process.env.SOCIAL_LAYER_ACTIVITY_PROXY_HOST ?? `activities.localhost${new URL(publicUrl.http()).port ? `:${new URL(publicUrl.http()).port}` : ''}`,
+    activityProxyHost: activityProxyHostOf(options.activities?.proxyHost ?? process.env.SOCIAL_LAYER_ACTIVITY_PROXY_HOST, () => publicUrl.http()),
   };
 
   const app = await createHttpApp(ctx, tls);
@@ -445,4 +445,22 @@ function envMs(name: string): number | undefined {
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number of milliseconds`);
   return n;
+}
+
+/**
+ * The activity proxy's host: the configured one, else `activities.localhost` on the platform's
+ * port. Asked on every request (the proxy's onRequest hook), so the default is worked out once per
+ * public URL (which is known only after listen) instead of parsing two URLs each time.
+ */
+function activityProxyHostOf(configured: string | undefined, http: () => string): () => string {
+  if (configured) return () => configured;
+  let memo: { http: string; host: string } | undefined;
+  return () => {
+    const url = http();
+    if (memo?.http !== url) {
+      const port = new URL(url).port;
+      memo = { http: url, host: `activities.localhost${port ? `:${port}` : ''}` };
+    }
+    return memo.host;
+  };
 }
