@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ALL_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, Permission, basePermissions, channelPermissions, formatPermissions, mayDo,
+  ALL_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, Permission, basePermissions, channelPermissions, everyoneViews, formatPermissions, has, mayDo,
   missing, parsePermissions, type Overwrite, type PermissionSubject,
 } from '../src/guilds/permissions.ts';
 
@@ -112,5 +112,57 @@ describe('the permission split of 2026-02-23', () => {
     expect(mayDo(DEFAULT_EVERYONE_PERMISSIONS, 'createEmoji')).toBe(true);
     expect(mayDo(DEFAULT_EVERYONE_PERMISSIONS, 'createScheduledEvent')).toBe(true);
     expect(missing(DEFAULT_EVERYONE_PERMISSIONS, P.ManageGuild | P.ManageRoles | P.ManageChannels | P.KickMembers | P.BanMembers | P.Administrator).length).toBe(6);
+  });
+});
+
+describe('everyoneViews (GuildEvents sends to every member without reading their roles)', () => {
+  // A small seeded generator, so a failure names a case that can be replayed.
+  function rng(seed: number) {
+    let x = seed >>> 0 || 1;
+    return () => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return (x >>> 0) / 2 ** 32;
+    };
+  }
+  const ROLES = ['200000000000000001', '200000000000000002', '200000000000000003'];
+  const USERS = [OWNER, ME, MOD, MUTED, '100000000000000012'];
+  const BITS = [P.ViewChannel, P.SendMessages, P.Administrator, P.ReadMessageHistory, P.ManageChannels];
+
+  it('says yes only when every member, whatever their roles, overwrites and timeout, can view the channel', () => {
+    let yes = 0;
+    let no = 0;
+    for (let seed = 1; seed <= 3000; seed++) {
+      const r = rng(seed);
+      const pick = (p: number) => BITS.reduce((acc, b) => (r() < p ? acc | b : acc), 0n);
+      const everyone = pick(0.5);
+      const rolePerms = new Map(ROLES.map((id) => [id, pick(0.3)]));
+      const overwrites: Overwrite[] = [];
+      for (const id of [G, ...ROLES]) if (r() < 0.4) overwrites.push(ow(id, 0, pick(0.3), pick(0.3)));
+      for (const id of USERS) if (r() < 0.2) overwrites.push(ow(id, 1, pick(0.3), pick(0.3)));
+      // Every combination of held roles, for every user, with and without a running timeout.
+      let all = true;
+      for (const userId of USERS) {
+        for (let mask = 0; mask < 1 << ROLES.length; mask++) {
+          for (const timedOutUntil of [null, Date.now() + 60_000]) {
+            const roles = ROLES.filter((_, i) => mask & (1 << i)).map((id) => ({ id, permissions: rolePerms.get(id)! }));
+            if (!has(channelPermissions(subject({ userId, everyone, roles, timedOutUntil }), overwrites), P.ViewChannel)) all = false;
+          }
+        }
+      }
+      const says = everyoneViews(everyone, overwrites);
+      // Never yes when someone cannot view (that member would get a channel it may not see).
+      if (says) expect([seed, all]).toEqual([seed, true]);
+      // A no is only ever the two stated reasons (then GuildEvents checks member by member).
+      const denied = overwrites.some((o) => (BigInt(o.deny) & P.ViewChannel) !== 0n);
+      const base = has(everyone, P.ViewChannel) || has(everyone, P.Administrator);
+      expect([seed, says]).toEqual([seed, base && !denied]);
+      if (says) yes++;
+      else if (!all) no++;
+    }
+    // Both answers were exercised, many times.
+    expect(yes).toBeGreaterThan(100);
+    expect(no).toBeGreaterThan(100);
   });
 });

@@ -1,6 +1,6 @@
 import type { Store } from '../storage/Store.ts';
 import type { GuildChannelsTable, GuildRolesTable, GuildsTable } from '../storage/guildSchema.ts';
-import type { MemberWithRoles } from '../storage/GuildMemberRepo.ts';
+import type { MemberRoles, MemberWithRoles } from '../storage/GuildMemberRepo.ts';
 import { GuildErrors } from './guildErrors.ts';
 import { basePermissions, channelPermissions, has, type Overwrite, type PermissionSubject } from './permissions.ts';
 
@@ -60,16 +60,31 @@ export function topPosition(roles: GuildRolesTable[], memberRoles: string[]): nu
   return top;
 }
 
-export function subjectOf(guild: GuildsTable, roles: GuildRolesTable[], m: MemberWithRoles): PermissionSubject {
-  const held = new Set(m.roles);
-  const everyone = roles.find((r) => r.id === guild.id);
-  return {
-    guildId: guild.id,
-    ownerId: guild.owner_id,
-    userId: m.member.user_id,
-    everyone: everyone ? BigInt(everyone.permissions) : 0n,
-    roles: roles.filter((r) => held.has(r.id)).map((r) => ({ id: r.id, permissions: BigInt(r.permissions) })),
-    timedOutUntil: m.member.communication_disabled_until === null ? null : Number(m.member.communication_disabled_until),
+export function subjectOf(guild: GuildsTable, roles: GuildRolesTable[], m: MemberRoles): PermissionSubject {
+  return subjectsOf(guild, roles)(m);
+}
+
+/**
+ * subjectOf for many members of one guild: the roles' bitfields are parsed once, not once per
+ * member (GuildEvents filters a whole guild's members per event).
+ */
+export function subjectsOf(guild: GuildsTable, roles: GuildRolesTable[]): (m: MemberRoles) => PermissionSubject {
+  const parsed = new Map(roles.map((r) => [r.id, BigInt(r.permissions)]));
+  const everyone = parsed.get(guild.id) ?? 0n;
+  return (m) => {
+    const held: { id: string; permissions: bigint }[] = [];
+    for (const id of m.roles) {
+      const permissions = parsed.get(id);
+      if (permissions !== undefined && id !== guild.id) held.push({ id, permissions });
+    }
+    return {
+      guildId: guild.id,
+      ownerId: guild.owner_id,
+      userId: m.member.user_id,
+      everyone,
+      roles: held,
+      timedOutUntil: m.member.communication_disabled_until === null ? null : Number(m.member.communication_disabled_until),
+    };
   };
 }
 

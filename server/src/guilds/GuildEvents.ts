@@ -1,9 +1,9 @@
 import type { EventBus } from '../events/EventBus.ts';
 import type { Store } from '../storage/Store.ts';
 import type { GuildChannelsTable } from '../storage/guildSchema.ts';
-import { subjectOf } from './GuildAccess.ts';
+import { subjectsOf } from './GuildAccess.ts';
 import { tapGuildEvent } from './guildEventTaps.ts';
-import { channelPermissions, has, Permission, type Overwrite } from './permissions.ts';
+import { channelPermissions, everyoneViews, has, Permission, type Overwrite } from './permissions.ts';
 
 /**
  * Guild dispatches reach each member's sessions through one topic per user (`gu:<user>`), shared
@@ -48,14 +48,20 @@ export class GuildEvents {
       for (const id of await this.store.guildMembers.userIds(guildId)) send(id, t, json);
     } else {
       const roles = await this.store.guilds.roles(guildId);
-      const members = await this.store.guildMembers.list(guildId, { limit: 1_000_000 });
       const overwrites = audience.channel ? (JSON.parse(audience.channel.permission_overwrites) as Overwrite[]) : [];
-      for (const m of members) {
-        const perms = channelPermissions(subjectOf(guild, roles, m), overwrites);
-        if (audience.kind === 'channel') {
-          if (has(perms, Permission.ViewChannel)) send(m.member.user_id, t, json);
-          else if (hiddenJson !== null) send(m.member.user_id, `${t}|hidden`, hiddenJson);
-        } else if (has(perms, audience.bit)) send(m.member.user_id, t, json);
+      const everyone = roles.find((r) => r.id === guildId);
+      if (audience.kind === 'channel' && everyoneViews(everyone ? BigInt(everyone.permissions) : 0n, overwrites)) {
+        // A channel every member can view (most are): the member IDs are the audience.
+        for (const id of await this.store.guildMembers.userIds(guildId)) send(id, t, json);
+      } else {
+        const subject = subjectsOf(guild, roles);
+        for (const m of await this.store.guildMembers.permissionRows(guildId)) {
+          const perms = channelPermissions(subject(m), overwrites);
+          if (audience.kind === 'channel') {
+            if (has(perms, Permission.ViewChannel)) send(m.member.user_id, t, json);
+            else if (hiddenJson !== null) send(m.member.user_id, `${t}|hidden`, hiddenJson);
+          } else if (has(perms, audience.bit)) send(m.member.user_id, t, json);
+        }
       }
     }
     for (const id of opts.alsoTo ?? []) send(id, t, json);

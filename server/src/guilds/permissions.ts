@@ -108,6 +108,19 @@ export function channelPermissions(s: PermissionSubject, overwrites: readonly Ov
   return applyTimeout(perms, s);
 }
 
+/**
+ * True when every member of the guild can view a channel with these overwrites, without looking
+ * at the members: @everyone holds VIEW_CHANNEL (or ADMINISTRATOR) and no overwrite denies it.
+ * Roles only add permissions, an allow cannot take VIEW_CHANNEL away, owners and administrators
+ * see everything, and a timeout keeps viewing; so the only ways to lose it are a missing base bit
+ * or a deny. The common case for a guild's channels, and it spares reading every member's roles
+ * for each message (GuildEvents).
+ */
+export function everyoneViews(everyone: bigint, overwrites: readonly Overwrite[]): boolean {
+  if (!has(everyone, Permission.ViewChannel) && !has(everyone, Permission.Administrator)) return false;
+  return overwrites.every((o) => (BigInt(o.deny) & Permission.ViewChannel) === 0n);
+}
+
 /** A timed-out member keeps only reading (the public rule for communication_disabled_until). */
 function applyTimeout(perms: bigint, s: PermissionSubject): bigint {
   if (s.timedOutUntil && s.timedOutUntil > (s.now ?? Date.now())) return perms & (Permission.ViewChannel | Permission.ReadMessageHistory);
