@@ -16,6 +16,7 @@ import { type DatabaseConfig, openDatabase, startServer } from '@social-layer/se
 import { apiJson, measureRawBroadcast, measureRounds, openGatewaySession, paddedFrame } from './fanout.ts';
 import { nowMs, percentile } from './stats.ts';
 import type { BenchResult } from './types.ts';
+import { profiled } from './lobby/profile.ts';
 
 const MEMBERS = Number(process.env.BENCH_MESSAGE_MEMBERS ?? 100);
 const WARMUP = 10;
@@ -86,14 +87,17 @@ async function measureOurs(database: DatabaseConfig): Promise<Ours> {
     const delivered = new Promise<void>((r) => (allReceived = r));
     const t0 = nowMs();
     let next = 0;
-    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < THROUGHPUT_MESSAGES) {
-        const n = next++;
-        const u = users[n % users.length]!;
-        await apiJson('POST', `${api}/channels/${channel.id}/messages`, u.token, { content: `throughput message ${n} with a few words to index` });
-      }
-    }));
-    await delivered;
+    // BENCH_PROFILE: a CPU profile of this phase (lobby/profile.ts).
+    await profiled(`messages-${database.dialect}`, async () => {
+      await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < THROUGHPUT_MESSAGES) {
+          const n = next++;
+          const u = users[n % users.length]!;
+          await apiJson('POST', `${api}/channels/${channel.id}/messages`, u.token, { content: `throughput message ${n} with a few words to index` });
+        }
+      }));
+      await delivered;
+    });
     const seconds = (nowMs() - t0) / 1000;
     return { perSecond: THROUGHPUT_MESSAGES / seconds, receipts: sample.receipts, lastReceipts: sample.lastReceipts, frameBytes };
   } finally {
