@@ -76,6 +76,7 @@ export async function configureApplication(store: Store, applicationId: string, 
   if (s.parentId !== undefined) {
     if (s.parentId !== null && (s.parentId === applicationId || !(await store.applications.get(s.parentId)))) throw new Error('invalid parent application');
     await db.updateTable('applications').set({ parent_id: s.parentId }).where('id', '=', applicationId).execute();
+    store.socialSettings.forgetFamilies();
   }
   if (s.approvedScopes) {
     const bad = s.approvedScopes.find((x) => !KNOWN_SCOPES.has(x));

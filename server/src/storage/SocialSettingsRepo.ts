@@ -2,10 +2,23 @@ import { type Kysely, sql } from 'kysely';
 import type { ApplicationSocialSettingsTable, Database } from './schema.ts';
 
 /**
+ * How long a node trusts its read of an application family. Families change only when an operator
+ * links or unlinks an application (configureApplication, which forgets this node's reads at once);
+ * other nodes see the change within this.
+ */
+const FAMILY_TTL_MS = 5_000;
+/** markPlayed writes at most once per this, per application and player, on each node. */
+const PLAYED_WRITE_INTERVAL_MS = 60_000;
+
+/**
  * Small social facts that outlive sessions: an application's invite cover image and launch URL,
  * who has played which game, the status each user chose, and which applications are siblings.
  */
 export class SocialSettingsRepo {
+  private readonly families = new Map<string, { ids: string[]; until: number }>();
+  /** markPlayed's writes of the last interval by `application:user`, oldest first. */
+  private readonly played = new Map<string, { at: number; write: Promise<void> }>();
+
   constructor(private readonly db: Kysely<Database>) {}
 
   applicationSettings(applicationId: string): Promise<ApplicationSocialSettingsTable | undefined> {
@@ -27,8 +40,30 @@ export class SocialSettingsRepo {
     return row;
   }
 
-  /** Notes that the user has a Gateway session in the application now. */
-  async markPlayed(applicationId: string, userId: string, now = Date.now()): Promise<void> {
+  /**
+   * Notes that the user has a Gateway session in the application now. What is read back is that
+   * the row exists (the user's applications); `last_seen_at` is for operators. Every Identify asked
+   * twice (on connect, and for READY so what follows it finds the row), each a write, so a node
+   * writes at most once a minute per application and player.
+   */
+  markPlayed(applicationId: string, userId: string, now = Date.now()): Promise<void> {
+    // Entries older than the interval leave from the front (the map holds them in the order written).
+    for (const [key, entry] of this.played) {
+      if (now - entry.at < PLAYED_WRITE_INTERVAL_MS) break;
+      this.played.delete(key);
+    }
+    const key = `${applicationId}:${userId}`;
+    // The write in flight or just made: waiting on it means the row exists when this resolves.
+    const recent = this.played.get(key);
+    if (recent) return recent.write;
+    const write = this.writePlayed(applicationId, userId, now);
+    this.played.set(key, { at: now, write });
+    // A failed write is not remembered: the next call tries again.
+    write.catch(() => this.played.get(key)?.write === write && this.played.delete(key));
+    return write;
+  }
+
+  private async writePlayed(applicationId: string, userId: string, now: number): Promise<void> {
     const updated = await this.db
       .updateTable('application_players')
       .set({ last_seen_at: now })
@@ -79,15 +114,26 @@ export class SocialSettingsRepo {
    * that column exists every application is a family of one.
    */
   async family(applicationId: string): Promise<string[]> {
+    // Read three times per Identify (presence, friends' presences, invites) and on every DM: kept
+    // for FAMILY_TTL_MS.
+    const known = this.families.get(applicationId);
+    if (known && known.until > Date.now()) return [...known.ids];
     try {
       const self = await sql<{ parent_id: string | null }>`select parent_id from applications where id = ${applicationId}`.execute(this.db);
       const root = self.rows[0]?.parent_id ?? applicationId;
       const rows = await sql<{ id: string }>`select id from applications where id = ${root} or parent_id = ${root}`.execute(this.db);
-      const ids = rows.rows.map((r) => r.id);
-      return ids.includes(applicationId) ? ids : [applicationId, ...ids];
+      const found = rows.rows.map((r) => r.id);
+      const ids = found.includes(applicationId) ? found : [applicationId, ...found];
+      this.families.set(applicationId, { ids, until: Date.now() + FAMILY_TTL_MS });
+      return [...ids];
     } catch {
       return [applicationId];
     }
+  }
+
+  /** After a family changed (an application linked or unlinked): read them again. */
+  forgetFamilies(): void {
+    this.families.clear();
   }
 
   /** The parent of an application, if it has one (ActivityInvite.parentApplicationId). */
