@@ -28,7 +28,7 @@ import { interleavedRounds, rawBroadcaster, rawClients, type Receipt, type Side,
 import { closeHttp, postJson } from './lobby/http.ts';
 import { profiled } from './lobby/profile.ts';
 import { Child } from './childProcess.ts';
-import { lobbyFanoutServerOptions } from './lobby/serverOptions.ts';
+import { lobbyBenchServerOptions } from './lobby/serverOptions.ts';
 
 const MEMBERS = Number(process.env.BENCH_LOBBY_MEMBERS ?? 100);
 const WARMUP = 30;
@@ -75,7 +75,7 @@ async function run(name: string, sides: Side[], child?: Child): Promise<Record<s
 /** Everything in this process. */
 async function inProcess(): Promise<{ samples: Record<string, SideSample>; frameBytes: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));
-  const server = await startServer(lobbyFanoutServerOptions(dir));
+  const server = await startServer(lobbyBenchServerOptions(dir));
   const sockets: WebSocket[] = [];
   let raw: Awaited<ReturnType<typeof rawBroadcaster>> | undefined;
   try {

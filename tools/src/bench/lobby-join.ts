@@ -25,7 +25,7 @@ import type { BenchResult } from './types.ts';
 import { closeHttp, postJson } from './lobby/http.ts';
 import { startProfile } from './lobby/profile.ts';
 import { Child } from './childProcess.ts';
-import { lobbyFanoutServerOptions } from './lobby/serverOptions.ts';
+import { lobbyBenchServerOptions } from './lobby/serverOptions.ts';
 
 const CLIENTS = Number(process.env.BENCH_JOIN_CLIENTS ?? 1000);
 const LOBBY_SIZE = Number(process.env.BENCH_JOIN_LOBBY_SIZE ?? 100);
@@ -60,7 +60,7 @@ const ownCpuMs = () => {
 
 async function inProcessPlatform(): Promise<Platform> {
   const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));
-  const server = await startServer(lobbyFanoutServerOptions(dir));
+  const server = await startServer(lobbyBenchServerOptions(dir));
   const app = await server.createApplication({ name: 'bench' });
   return {
     url: server.url,

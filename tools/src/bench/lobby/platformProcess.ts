@@ -1,8 +1,9 @@
 /**
- * `lobby-fanout`'s server side in a process of its own: the platform node and the raw peer (a
- * bare `ws` server) live here, the sender and the 2 x 100 receiving clients in the parent. That
- * is the deployment's shape (players never share the server's event loop), so the latencies are
- * the wire's, and this process's CPU time is the server's and nothing else's.
+ * The server side of `lobby-fanout` and `lobby-join` in a process of its own: the platform node
+ * and `lobby-fanout`'s raw peer (a bare `ws` server; idle in `lobby-join`) live here, the senders
+ * and receiving clients in the parent. That is the deployment's shape (players never share the
+ * server's event loop), so the latencies are the wire's, and this process's CPU time is the
+ * server's and nothing else's.
  *
  * IPC (childProcess.ts): `ready` { url, appId, rawPort } once started; `raw` { frame }
  * writes the frame to every raw socket and answers the broadcast's start on the shared monotonic
@@ -18,10 +19,10 @@ import { startServer } from '@social-layer/server';
 import { nowMs } from '../stats.ts';
 import { serve } from '../childProcess.ts';
 import { startProfile } from './profile.ts';
-import { lobbyFanoutServerOptions } from './serverOptions.ts';
+import { lobbyBenchServerOptions } from './serverOptions.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));
-const server = await startServer(lobbyFanoutServerOptions(dir));
+const server = await startServer(lobbyBenchServerOptions(dir));
 const app = await server.createApplication({ name: 'bench' });
 const raw = new WebSocketServer({ port: 0, host: '127.0.0.1' });
 let stopProfile: (() => Promise<void>) | undefined;

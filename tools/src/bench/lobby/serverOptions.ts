@@ -1,10 +1,10 @@
 import type { ServerOptions } from '@social-layer/server';
 
 /**
- * `lobby-fanout`'s platform node, the same in both layouts (in the bench's process and in
- * platformProcess.ts): heartbeats far apart so none falls in a round, rate limits off because one
- * sender posts far faster than a player would.
+ * The platform node of `lobby-fanout` and `lobby-join`, the same in both layouts (in the bench's
+ * process and in platformProcess.ts): heartbeats far apart so none falls in a round, rate limits
+ * off because one sender posts (and 2,000 clients sign in) far faster than players would.
  */
-export function lobbyFanoutServerOptions(dataDir: string): ServerOptions {
+export function lobbyBenchServerOptions(dataDir: string): ServerOptions {
   return { port: 0, dataDir, serveSamples: false, logLevel: 'error', heartbeatIntervalMs: 60_000, rateLimits: false };
 }
