@@ -61,12 +61,21 @@ export function topPosition(roles: GuildRolesTable[], memberRoles: string[]): nu
 }
 
 export function subjectOf(guild: GuildsTable, roles: GuildRolesTable[], m: MemberRoles): PermissionSubject {
-  return subjectsOf(guild, roles)(m);
+  const held = new Set(m.roles);
+  const everyone = roles.find((r) => r.id === guild.id);
+  return {
+    guildId: guild.id,
+    ownerId: guild.owner_id,
+    userId: m.member.user_id,
+    everyone: everyone ? BigInt(everyone.permissions) : 0n,
+    roles: roles.filter((r) => held.has(r.id)).map((r) => ({ id: r.id, permissions: BigInt(r.permissions) })),
+    timedOutUntil: m.member.communication_disabled_until === null ? null : Number(m.member.communication_disabled_until),
+  };
 }
 
 /**
- * subjectOf for many members of one guild: the roles' bitfields are parsed once, not once per
- * member (GuildEvents filters a whole guild's members per event).
+ * subjectOf for many members of one guild: every role's bitfield is parsed once, not once per
+ * member holding it (GuildEvents filters a whole guild's members per event).
  */
 export function subjectsOf(guild: GuildsTable, roles: GuildRolesTable[]): (m: MemberRoles) => PermissionSubject {
   const parsed = new Map(roles.map((r) => [r.id, BigInt(r.permissions)]));

@@ -81,13 +81,11 @@ export class LobbyRepo {
   }
 
   /**
-   * Members in join order with their user rows, in one query: a lobby's view read its members and
-   * then their users by a 100-ID `IN` list, the costliest part of each join (lobby-join bench).
-   */
-  /**
-   * Every member with the user columns its wire form needs (userToWire), in join order. Only those
-   * columns, and rows mapped field by field: with `u.*` and a rest spread this read was most of a
-   * join's CPU in a lobby of 100 (better-sqlite3 builds each row object property by property).
+   * Every member with the user columns its wire form needs (userToWire), in join order, in one
+   * query: the costliest read of a join (lobby-join bench). It read the members and then their
+   * users by a 100-ID `IN` list; then `u.*` with a rest spread, where better-sqlite3 built each
+   * 20-column row property by property and the spread copied it again. Now only those columns,
+   * mapped field by field.
    */
   async membersWithUsers(lobbyId: string, db: Db = this.db): Promise<{ member: LobbyMembersTable; user: UsersTable | undefined }[]> {
     const rows = await db
