@@ -1,10 +1,20 @@
 import type { Dispatch } from '../events/EventBus.ts';
 
-/** A dispatch already framed for the wire, kept until the client acknowledges it. */
-interface Sent {
-  s: number;
-  frame: string;
+/**
+ * A dispatch sent and kept until the client acknowledges it: its parts, or (restored from another
+ * node's store) its whole frame. The parts, not the frame, because the payload string is the one
+ * every recipient of a fan-out shares: a lobby message to 100 members kept 100 copies of itself,
+ * one per session, each surviving into the old generation until the next heartbeat; now each
+ * session keeps a small record and the frame it wrote is young garbage (lobby-fanout's GC pauses).
+ */
+type Sent = { s: number; t: string; json: string } | { s: number; frame: string };
+
+/** The wire frame of dispatch number `s`: built by concatenation, the payload serialized once for all. */
+function dispatchFrame(t: string, s: number, json: string): string {
+  return `{"op":0,"t":${JSON.stringify(t)},"s":${s},"d":${json}}`;
 }
+
+const frameOf = (f: Sent): string => ('frame' in f ? f.frame : dispatchFrame(f.t, f.s, f.json));
 
 /**
  * One Gateway session: it outlives its socket for `resumeWindowMs`, numbering every dispatch and
@@ -91,12 +101,11 @@ export class Session {
   send(t: string, json: string, u?: string): void {
     if (this.closed) return;
     const s = ++this.seq;
-    // Frame by concatenation: the payload was serialized once for every recipient of a fan-out.
-    const frame = `{"op":0,"t":${JSON.stringify(t)},"s":${s},"d":${json}}`;
+    const frame = dispatchFrame(t, s, json);
     // Stored before the socket write, in the same tick: a node killed after writing to the socket
     // has handed the store its copy too.
     this.onFrame?.(s, frame, u ?? '');
-    this.buffer.push({ s, frame });
+    this.buffer.push({ s, t, json });
     // A client that stays away too long loses its oldest frames; its Resume then fails (see framesAfter).
     if (this.buffer.length > this.maxBuffered) this.buffer.shift();
     this.socketSend?.(frame);
@@ -118,7 +127,7 @@ export class Session {
     const first = this.buffer[0];
     const oldestKept = first ? first.s : this.seq + 1;
     if (seq + 1 < oldestKept) return 'lost';
-    return this.buffer.filter((f) => f.s > seq).map((f) => f.frame);
+    return this.buffer.filter((f) => f.s > seq).map(frameOf);
   }
 
   close(): void {

@@ -1,0 +1,49 @@
+// The Gateway session's Resume buffer, on its own: what a Resume sends is exactly what the socket
+// was sent, in order, once, whether the frames were sent here or restored from another node.
+import { describe, expect, it } from 'vitest';
+import { Session } from '../src/gateway/Session.ts';
+
+function session(maxBuffered = 5000) {
+  const wire: string[] = [];
+  const s = new Session('sid', 'u1', 'app', 'token', maxBuffered);
+  s.attach((frame) => wire.push(frame));
+  return { s, wire };
+}
+
+describe('Session Resume buffer', () => {
+  it('a Resume after seq N gets the frames the socket got after N, byte for byte, and a heartbeat ack drops the older ones', () => {
+    const { s, wire } = session();
+    s.sendReady('{"v":10}');
+    const payload = JSON.stringify({ content: 'hé 👋 "quoted"', lobby_id: '1' });
+    for (let i = 0; i < 5; i++) s.dispatch({ t: 'LOBBY_MESSAGE_CREATE', json: payload });
+    expect(wire).toHaveLength(6);
+    expect(JSON.parse(wire[1]!)).toEqual({ op: 0, t: 'LOBBY_MESSAGE_CREATE', s: 2, d: JSON.parse(payload) });
+    expect(s.framesAfter(3)).toEqual(wire.slice(3));
+    expect(s.framesAfter(6)).toEqual([]);
+    s.acknowledge(4);
+    expect(s.framesAfter(4)).toEqual(wire.slice(4));
+    expect(s.framesAfter(3)).toBe('lost');
+    expect(s.framesAfter(7)).toBe('invalid-seq');
+  });
+
+  it('frames restored from another node come back as they were, followed by what this node sent', () => {
+    const { s, wire } = session();
+    const restored = [
+      { s: 1, frame: '{"op":0,"t":"READY","s":1,"d":{"v":10}}' },
+      { s: 2, frame: '{"op":0,"t":"LOBBY_UPDATE","s":2,"d":{"id":"9"}}' },
+    ];
+    s.restore(restored, [{ t: 'LOBBY_MESSAGE_CREATE', json: '{"content":"missed"}', id: '1-0' }], new Set());
+    s.dispatch({ t: 'LOBBY_MESSAGE_CREATE', json: '{"content":"live"}' });
+    expect(wire.map((f) => JSON.parse(f).s)).toEqual([3, 4]);
+    expect(s.framesAfter(0)).toEqual([...restored.map((f) => f.frame), ...wire]);
+    expect(s.framesAfter(2)).toEqual(wire);
+  });
+
+  it('keeps at most maxBuffered frames: a Resume from before them is lost', () => {
+    const { s, wire } = session(3);
+    s.sendReady('{}');
+    for (let i = 0; i < 5; i++) s.dispatch({ t: 'X', json: String(i) });
+    expect(s.framesAfter(3)).toEqual(wire.slice(3));
+    expect(s.framesAfter(2)).toBe('lost');
+  });
+});
