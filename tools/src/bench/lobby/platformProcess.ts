@@ -1,13 +1,14 @@
 /**
- * The server side of `lobby-fanout` and `lobby-join` in a process of its own: the platform node
- * and `lobby-fanout`'s raw peer (a bare `ws` server; idle in `lobby-join`) live here, the senders
- * and receiving clients in the parent. That is the deployment's shape (players never share the
+ * The server side of `lobby-fanout`, `lobby-join` and `presence-fanout` in a process of its own:
+ * the platform node and the raw peer (a bare `ws` server; idle in `lobby-join`) live here, the
+ * senders and receiving clients in the parent. That is the deployment's shape (players never share the
  * server's event loop), so the latencies are the wire's, and this process's CPU time is the
  * server's and nothing else's.
  *
  * IPC (childProcess.ts): `ready` { url, appId, rawPort } once started; `raw` { frame }
  * writes the frame to every raw socket and answers the broadcast's start on the shared monotonic
- * clock (stats.ts `nowMs`), which is where the raw side's latency starts; `cpu` answers this
+ * clock (stats.ts `nowMs`), which is where the raw side's latency starts; `befriend` { host,
+ * friends } writes friendships into the store (presence-fanout's setup); `cpu` answers this
  * process's CPU time so far, ms; `profile-start` { name } / `profile-stop` bracket a CPU profile of
  * this process under BENCH_PROFILE (lobby/profile.ts); `stop` closes everything and exits.
  */
@@ -34,6 +35,18 @@ serve(async (m) => {
       const startedAt = nowMs();
       for (const ws of raw.clients) ws.send(m.frame as string);
       return { startedAt };
+    }
+    case 'befriend': {
+      // presence-fanout's setup: `host` and each of `friends` become friends (both rows, as
+      // accepting a request writes them), straight into the store; the routes are the tests' job.
+      const now = Date.now();
+      await server.store.relationships.transaction(async (tx) => {
+        for (const f of m.friends as string[]) {
+          await server.store.relationships.set(tx, { user_id: m.host as string, other_id: f, application_id: '0', type: 1, is_spam: 0, since: now });
+          await server.store.relationships.set(tx, { user_id: f, other_id: m.host as string, application_id: '0', type: 1, is_spam: 0, since: now });
+        }
+      });
+      return {};
     }
     case 'cpu': {
       const c = process.cpuUsage();
