@@ -31,6 +31,24 @@ const FRIENDS = Number(process.env.BENCH_FRIENDS ?? 500);
 const WARMUP = 20;
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 200);
 
+/** The updating player and FRIENDS others, as provisional accounts of `appId`: token and user ID each. */
+async function players(api: string, appId: string): Promise<{ host: Player; friends: Player[] }> {
+  const guest = async (): Promise<Player> => {
+    const t = await apiJson('POST', `${api}/partner-sdk/token`, null, { client_id: appId, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
+    const me = await apiJson('GET', `${api}/users/@me`, t.access_token);
+    return { token: t.access_token as string, id: me.id as string };
+  };
+  const host = await guest();
+  const friends: Player[] = [];
+  for (let i = 0; i < FRIENDS; i++) friends.push(await guest());
+  return { host, friends };
+}
+
+interface Player {
+  token: string;
+  id: string;
+}
+
 async function measureOurs(): Promise<FanoutSample & { frameBytes: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));
   const server = await startServer({ port: 0, dataDir: dir, serveSamples: false, logLevel: 'error', heartbeatIntervalMs: 600_000, rateLimits: false });
@@ -39,14 +57,7 @@ async function measureOurs(): Promise<FanoutSample & { frameBytes: number }> {
     const app = await server.createApplication({ name: 'bench' });
     const api = `${server.url}/api/v10`;
     const wsUrl = `${server.url.replace('http', 'ws')}/gateway?v=10&encoding=json`;
-    const guest = async () => {
-      const t = await apiJson('POST', `${api}/partner-sdk/token`, null, { client_id: app.id, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
-      const me = await apiJson('GET', `${api}/users/@me`, t.access_token);
-      return { token: t.access_token as string, id: me.id as string };
-    };
-    const host = await guest();
-    const friends: { token: string; id: string }[] = [];
-    for (let i = 0; i < FRIENDS; i++) friends.push(await guest());
+    const { host, friends } = await players(api, app.id);
     // Setup writes the friendships straight into the store (the request/accept routes are
     // measured by the tests, not here); both rows of each pair, as accepting a request writes them.
     const now = Date.now();
@@ -104,14 +115,7 @@ async function measureSplit(): Promise<Record<string, SideSample>> {
     const url = ready.url as string;
     const api = `${url}/api/v10`;
     const wsUrl = `${url.replace('http', 'ws')}/gateway?v=10&encoding=json`;
-    const guest = async () => {
-      const t = await apiJson('POST', `${api}/partner-sdk/token`, null, { client_id: ready.appId, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
-      const me = await apiJson('GET', `${api}/users/@me`, t.access_token);
-      return { token: t.access_token as string, id: me.id as string };
-    };
-    const host = await guest();
-    const friends: { token: string; id: string }[] = [];
-    for (let i = 0; i < FRIENDS; i++) friends.push(await guest());
+    const { host, friends } = await players(api, ready.appId as string);
     await child.request({ type: 'befriend', host: host.id, friends: friends.map((f) => f.id) });
     const ours: Receipt = {};
     let frameBytes = 0;
