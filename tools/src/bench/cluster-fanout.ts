@@ -15,7 +15,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import type WebSocket from 'ws';
 import { startCluster } from '../cluster/index.ts';
-import { apiJson, openGatewaySession } from './fanout.ts';
+import { apiJson, guestToken, openGatewaySession } from './fanout.ts';
 import { nowMs, percentile } from './stats.ts';
 import type { BenchResult } from './types.ts';
 import { interleavedRounds, type Receipt } from './lobby/interleave.ts';
@@ -51,11 +51,11 @@ export default async function clusterFanout(): Promise<BenchResult> {
       const tokens: string[] = [];
       let lobbyId = '';
       for (let k = 0; k < MEMBERS; k++) {
-        const t = await apiJson('POST', `${node(0)}/api/v10/partner-sdk/token`, null, { client_id: appId, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
-        tokens.push(t.access_token);
-        lobbyId = (await apiJson('PUT', `${node(0)}/api/v10/lobbies`, t.access_token, { secret: `${schema}-${name}` })).id;
+        const token = await guestToken(`${node(0)}/api/v10`, appId);
+        tokens.push(token);
+        lobbyId = (await apiJson('PUT', `${node(0)}/api/v10/lobbies`, token, { secret: `${schema}-${name}` })).id;
         const ws = `${node(nodeOf(k)).replace('http', 'ws')}/gateway?v=10&encoding=json`;
-        sockets.push(await openGatewaySession(ws, t.access_token, (type, d) => type === 'LOBBY_MESSAGE_CREATE' && receipt.handler?.(d.content, nowMs())));
+        sockets.push(await openGatewaySession(ws, token, (type, d) => type === 'LOBBY_MESSAGE_CREATE' && receipt.handler?.(d.content, nowMs())));
       }
       return {
         name,

@@ -3,6 +3,7 @@
  * (trigger one fan-out, wait until every receiver has it, record each receipt), and the peer,
  * a bare `ws` server broadcasting a frame of the same size to the same number of sockets.
  */
+import { randomBytes } from 'node:crypto';
 import WebSocket, { WebSocketServer } from 'ws';
 import { nowMs } from './stats.ts';
 
@@ -14,6 +15,12 @@ export async function apiJson(method: string, url: string, token: string | null,
   });
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
   return res.status === 204 ? undefined : res.json();
+}
+
+/** A new provisional player of `appId` (a random device ID) on the API at `api`: their access token. */
+export async function guestToken(api: string, appId: string): Promise<string> {
+  const t = await apiJson('POST', `${api}/partner-sdk/token`, null, { client_id: appId, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
+  return t.access_token as string;
 }
 
 /** Opens a Gateway session (with `intents` when given) and resolves at READY; `onDispatch` sees every later dispatch. */

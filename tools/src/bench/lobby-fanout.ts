@@ -18,16 +18,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
 import { startServer } from '@social-layer/server';
-import { apiJson, openGatewaySession, paddedFrame } from './fanout.ts';
+import { apiJson, guestToken, openGatewaySession, paddedFrame } from './fanout.ts';
 import { nowMs, percentile } from './stats.ts';
 import type { BenchResult } from './types.ts';
 import { interleavedRounds, rawBroadcaster, rawClients, type Receipt, type Side, type SideSample } from './lobby/interleave.ts';
 import { closeHttp, postJson } from './lobby/http.ts';
 import { profiled } from './lobby/profile.ts';
-import { Child } from './childProcess.ts';
+import { PlatformChild } from './lobby/platformChild.ts';
 import { lobbyBenchServerOptions } from './lobby/serverOptions.ts';
 
 const MEMBERS = Number(process.env.BENCH_LOBBY_MEMBERS ?? 100);
@@ -38,10 +37,7 @@ const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 300);
 async function lobbyWithSessions(url: string, appId: string, ours: Receipt, frame: { bytes: number }, sockets: WebSocket[]): Promise<{ lobbyId: string; sender: string }> {
   const api = `${url}/api/v10`;
   const tokens: string[] = [];
-  for (let i = 0; i < MEMBERS; i++) {
-    const t = await apiJson('POST', `${api}/partner-sdk/token`, null, { client_id: appId, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
-    tokens.push(t.access_token);
-  }
+  for (let i = 0; i < MEMBERS; i++) tokens.push(await guestToken(api, appId));
   let lobbyId = '';
   for (const token of tokens) lobbyId = (await apiJson('PUT', `${api}/lobbies`, token, { secret: 'bench-lobby' })).id;
   const wsUrl = `${url.replace('http', 'ws')}/gateway?v=10&encoding=json`;
@@ -61,14 +57,14 @@ async function lobbyWithSessions(url: string, appId: string, ours: Receipt, fram
 const rawFrame = (i: number, content: string, bytes: number) => paddedFrame({ op: 0, t: 'LOBBY_MESSAGE_CREATE', s: i + 1, d: { content, pad: '' } } as { d: { pad: string } }, bytes);
 
 /** Warm-up, then the measured rounds, profiled under BENCH_PROFILE (this process, and the server's when it is a child). */
-async function run(name: string, sides: Side[], child?: Child): Promise<Record<string, SideSample>> {
+async function run(name: string, sides: Side[], child?: PlatformChild): Promise<Record<string, SideSample>> {
   const key = (side: string, i: number) => `move ${side} ${i} x=${(i * 37) % 800} y=${(i * 53) % 600}`;
   await interleavedRounds(sides, WARMUP, 0, (side, i) => `warm ${key(side, i)}`);
-  await child?.request({ type: 'profile-start', name: `${name}-server` });
+  const stopServerProfile = await child?.profile(`${name}-server`);
   try {
     return await profiled(name, () => interleavedRounds(sides, 0, MESSAGES, key));
   } finally {
-    await child?.request({ type: 'profile-stop' });
+    await stopServerProfile?.();
   }
 }
 
@@ -100,17 +96,16 @@ async function inProcess(): Promise<{ samples: Record<string, SideSample>; frame
 
 /** The platform and the raw peer's server in a child process; sender and receivers here. */
 async function split(): Promise<{ samples: Record<string, SideSample>; frameBytes: number }> {
-  const child = new Child(new URL('./lobby/platformProcess.ts', import.meta.url));
+  const child = await PlatformChild.start();
   const sockets: WebSocket[] = [];
   let raw: Awaited<ReturnType<typeof rawClients>> | undefined;
   try {
-    const ready = await child.once('ready');
-    const url = ready.url as string;
+    const url = child.url;
     const ours: Receipt = {};
     const frame = { bytes: 0 };
-    const { lobbyId, sender } = await lobbyWithSessions(url, ready.appId as string, ours, frame, sockets);
-    raw = await rawClients(ready.rawPort as number, MEMBERS, (f) => f.d.content);
-    const cpu = async () => (await child.request({ type: 'cpu' })).ms as number;
+    const { lobbyId, sender } = await lobbyWithSessions(url, child.appId, ours, frame, sockets);
+    raw = await rawClients(child.rawPort, MEMBERS, (f) => f.d.content);
+    const cpu = () => child.cpuMs();
     const samples = await run('lobby-fanout', [
       { name: 'ours', receivers: MEMBERS, receipt: ours, cpu, trigger: (_i, content) => postJson('POST', `${url}/api/v10/lobbies/${lobbyId}/messages`, sender, { content }) },
       {
@@ -118,7 +113,7 @@ async function split(): Promise<{ samples: Record<string, SideSample>; frameByte
         receivers: MEMBERS,
         receipt: raw.receipt,
         cpu,
-        trigger: async (i, content) => ({ startedAt: (await child.request({ type: 'raw', frame: rawFrame(i, content, frame.bytes) })).startedAt as number }),
+        trigger: (i, content) => child.raw(rawFrame(i, content, frame.bytes)),
       },
     ], child);
     return { samples, frameBytes: frame.bytes };

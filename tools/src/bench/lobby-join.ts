@@ -19,12 +19,12 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
 import { startServer } from '@social-layer/server';
-import { apiJson, openGatewaySession } from './fanout.ts';
+import { guestToken, openGatewaySession } from './fanout.ts';
 import { nowMs, percentile } from './stats.ts';
 import type { BenchResult } from './types.ts';
 import { closeHttp, postJson } from './lobby/http.ts';
 import { startProfile } from './lobby/profile.ts';
-import { Child } from './childProcess.ts';
+import { PlatformChild } from './lobby/platformChild.ts';
 import { lobbyBenchServerOptions } from './lobby/serverOptions.ts';
 
 const CLIENTS = Number(process.env.BENCH_JOIN_CLIENTS ?? 1000);
@@ -75,17 +75,16 @@ async function inProcessPlatform(): Promise<Platform> {
 }
 
 async function splitPlatform(): Promise<Platform> {
-  const child = new Child(new URL('./lobby/platformProcess.ts', import.meta.url));
-  const ready = await child.once('ready');
+  const child = await PlatformChild.start();
   return {
-    url: ready.url as string,
-    appId: ready.appId as string,
-    cpuMs: async () => (await child.request({ type: 'cpu' })).ms as number,
+    url: child.url,
+    appId: child.appId,
+    cpuMs: () => child.cpuMs(),
     profile: async (name) => {
       const stopHere = await startProfile(`${name}-clients`);
-      await child.request({ type: 'profile-start', name: `${name}-server` });
+      const stopServer = await child.profile(`${name}-server`);
       return async () => {
-        await child.request({ type: 'profile-stop' });
+        await stopServer();
         await stopHere();
       };
     },
@@ -101,10 +100,7 @@ async function measure(platform: Platform, split: boolean, profileName: string):
     const wsUrl = `${platform.url.replace('http', 'ws')}/gateway?v=10&encoding=json`;
     // Accounts and tokens are made up front for both arms: the timed part is identify (+ join).
     const tokens: string[] = [];
-    for (let i = 0; i < 2 * CLIENTS; i++) {
-      const t = await apiJson('POST', `${api}/partner-sdk/token`, null, { client_id: platform.appId, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
-      tokens.push(t.access_token);
-    }
+    for (let i = 0; i < 2 * CLIENTS; i++) tokens.push(await guestToken(api, platform.appId));
     let memberAdds = 0;
     const onDispatch = (t: string) => {
       if (t === 'LOBBY_MEMBER_ADD') memberAdds++;

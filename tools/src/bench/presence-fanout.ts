@@ -17,13 +17,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
 import { startServer } from '@social-layer/server';
-import { apiJson, measureRawBroadcast, measureRounds, openGatewaySession, paddedFrame, type FanoutSample } from './fanout.ts';
+import { apiJson, guestToken, measureRawBroadcast, measureRounds, openGatewaySession, paddedFrame, type FanoutSample } from './fanout.ts';
 import { nowMs, percentile } from './stats.ts';
 import type { BenchResult } from './types.ts';
-import { Child } from './childProcess.ts';
+import { PlatformChild } from './lobby/platformChild.ts';
+import { befriend } from './lobby/befriend.ts';
 import { interleavedRounds, rawClients, type Receipt, type SideSample } from './lobby/interleave.ts';
 import { closeHttp, postJson } from './lobby/http.ts';
 
@@ -34,9 +34,9 @@ const UPDATES = Number(process.env.BENCH_UPDATES ?? 200);
 /** The updating player and FRIENDS others, as provisional accounts of `appId`: token and user ID each. */
 async function players(api: string, appId: string): Promise<{ host: Player; friends: Player[] }> {
   const guest = async (): Promise<Player> => {
-    const t = await apiJson('POST', `${api}/partner-sdk/token`, null, { client_id: appId, external_auth_type: 'DEVICE_ID', external_auth_token: randomBytes(16).toString('hex') });
-    const me = await apiJson('GET', `${api}/users/@me`, t.access_token);
-    return { token: t.access_token as string, id: me.id as string };
+    const token = await guestToken(api, appId);
+    const me = await apiJson('GET', `${api}/users/@me`, token);
+    return { token, id: me.id as string };
   };
   const host = await guest();
   const friends: Player[] = [];
@@ -58,15 +58,7 @@ async function measureOurs(): Promise<FanoutSample & { frameBytes: number }> {
     const api = `${server.url}/api/v10`;
     const wsUrl = `${server.url.replace('http', 'ws')}/gateway?v=10&encoding=json`;
     const { host, friends } = await players(api, app.id);
-    // Setup writes the friendships straight into the store (the request/accept routes are
-    // measured by the tests, not here); both rows of each pair, as accepting a request writes them.
-    const now = Date.now();
-    await server.store.relationships.transaction(async (tx) => {
-      for (const f of friends) {
-        await server.store.relationships.set(tx, { user_id: host.id, other_id: f.id, application_id: '0', type: 1, is_spam: 0, since: now });
-        await server.store.relationships.set(tx, { user_id: f.id, other_id: host.id, application_id: '0', type: 1, is_spam: 0, since: now });
-      }
-    });
+    await befriend(server, host.id, friends.map((f) => f.id));
 
     let frameBytes = 0;
     const receipt: { handler?: (key: string, at: number) => void } = {};
@@ -107,16 +99,14 @@ const rawFrame = (i: number, state: string, bytes: number) =>
 
 /** The platform and the peer's server in a child process, the friends and the sender here; ours and the peer take turns. */
 async function measureSplit(): Promise<Record<string, SideSample>> {
-  const child = new Child(new URL('./lobby/platformProcess.ts', import.meta.url));
+  const child = await PlatformChild.start();
   const sockets: WebSocket[] = [];
   let raw: Awaited<ReturnType<typeof rawClients>> | undefined;
   try {
-    const ready = await child.once('ready');
-    const url = ready.url as string;
-    const api = `${url}/api/v10`;
-    const wsUrl = `${url.replace('http', 'ws')}/gateway?v=10&encoding=json`;
-    const { host, friends } = await players(api, ready.appId as string);
-    await child.request({ type: 'befriend', host: host.id, friends: friends.map((f) => f.id) });
+    const api = `${child.url}/api/v10`;
+    const wsUrl = `${child.url.replace('http', 'ws')}/gateway?v=10&encoding=json`;
+    const { host, friends } = await players(api, child.appId);
+    await child.befriend(host.id, friends.map((f) => f.id));
     const ours: Receipt = {};
     let frameBytes = 0;
     for (const f of friends) {
@@ -131,8 +121,8 @@ async function measureSplit(): Promise<Record<string, SideSample>> {
       );
     }
     sockets.push(await openGatewaySession(wsUrl, host.token, () => {}));
-    raw = await rawClients(ready.rawPort as number, FRIENDS, (f) => f.d.activities[0].state);
-    const cpu = async () => (await child.request({ type: 'cpu' })).ms as number;
+    raw = await rawClients(child.rawPort, FRIENDS, (f) => f.d.activities[0].state);
+    const cpu = () => child.cpuMs();
     // Round 0 starts with ours, so the peer's frame has our frame's size from its first round on.
     return await interleavedRounds(
       [
@@ -142,7 +132,7 @@ async function measureSplit(): Promise<Record<string, SideSample>> {
           receivers: FRIENDS,
           receipt: raw.receipt,
           cpu,
-          trigger: async (i, state) => ({ startedAt: (await child.request({ type: 'raw', frame: rawFrame(i, state, frameBytes) })).startedAt as number }),
+          trigger: (i, state) => child.raw(rawFrame(i, state, frameBytes)),
         },
       ],
       WARMUP,

@@ -21,6 +21,7 @@ import { nowMs } from '../stats.ts';
 import { serve } from '../childProcess.ts';
 import { startProfile } from './profile.ts';
 import { lobbyBenchServerOptions } from './serverOptions.ts';
+import { befriend } from './befriend.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));
 const server = await startServer(lobbyBenchServerOptions(dir));
@@ -36,18 +37,9 @@ serve(async (m) => {
       for (const ws of raw.clients) ws.send(m.frame as string);
       return { startedAt };
     }
-    case 'befriend': {
-      // presence-fanout's setup: `host` and each of `friends` become friends (both rows, as
-      // accepting a request writes them), straight into the store; the routes are the tests' job.
-      const now = Date.now();
-      await server.store.relationships.transaction(async (tx) => {
-        for (const f of m.friends as string[]) {
-          await server.store.relationships.set(tx, { user_id: m.host as string, other_id: f, application_id: '0', type: 1, is_spam: 0, since: now });
-          await server.store.relationships.set(tx, { user_id: f, other_id: m.host as string, application_id: '0', type: 1, is_spam: 0, since: now });
-        }
-      });
+    case 'befriend':
+      await befriend(server, m.host as string, m.friends as string[]);
       return {};
-    }
     case 'cpu': {
       const c = process.cpuUsage();
       return { ms: (c.user + c.system) / 1000 };
