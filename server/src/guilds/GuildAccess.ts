@@ -63,14 +63,8 @@ export function topPosition(roles: GuildRolesTable[], memberRoles: string[]): nu
 export function subjectOf(guild: GuildsTable, roles: GuildRolesTable[], m: MemberRoles): PermissionSubject {
   const held = new Set(m.roles);
   const everyone = roles.find((r) => r.id === guild.id);
-  return {
-    guildId: guild.id,
-    ownerId: guild.owner_id,
-    userId: m.member.user_id,
-    everyone: everyone ? BigInt(everyone.permissions) : 0n,
-    roles: roles.filter((r) => held.has(r.id)).map((r) => ({ id: r.id, permissions: BigInt(r.permissions) })),
-    timedOutUntil: m.member.communication_disabled_until === null ? null : Number(m.member.communication_disabled_until),
-  };
+  const own = roles.filter((r) => held.has(r.id)).map((r) => ({ id: r.id, permissions: BigInt(r.permissions) }));
+  return subject(guild, everyone ? BigInt(everyone.permissions) : 0n, own, m);
 }
 
 /**
@@ -81,19 +75,23 @@ export function subjectsOf(guild: GuildsTable, roles: GuildRolesTable[]): (m: Me
   const parsed = new Map(roles.map((r) => [r.id, BigInt(r.permissions)]));
   const everyone = parsed.get(guild.id) ?? 0n;
   return (m) => {
-    const held: { id: string; permissions: bigint }[] = [];
+    const own: { id: string; permissions: bigint }[] = [];
     for (const id of m.roles) {
       const permissions = parsed.get(id);
-      if (permissions !== undefined && id !== guild.id) held.push({ id, permissions });
+      if (permissions !== undefined && id !== guild.id) own.push({ id, permissions });
     }
-    return {
-      guildId: guild.id,
-      ownerId: guild.owner_id,
-      userId: m.member.user_id,
-      everyone,
-      roles: held,
-      timedOutUntil: m.member.communication_disabled_until === null ? null : Number(m.member.communication_disabled_until),
-    };
+    return subject(guild, everyone, own, m);
+  };
+}
+
+function subject(guild: GuildsTable, everyone: bigint, roles: { id: string; permissions: bigint }[], m: MemberRoles): PermissionSubject {
+  return {
+    guildId: guild.id,
+    ownerId: guild.owner_id,
+    userId: m.member.user_id,
+    everyone,
+    roles,
+    timedOutUntil: m.member.communication_disabled_until === null ? null : Number(m.member.communication_disabled_until),
   };
 }
 
