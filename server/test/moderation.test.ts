@@ -211,6 +211,23 @@ describe.each(databaseConfigs())('moderation on $name', ({ config }) => {
       expect((await auditOf('?action_type=32')).body.audit_log_entries[0].target_id).toBe(role.body.id);
     });
 
+    it('keeps each request\'s own reason and actor when many requests run at once', async () => {
+      // Each request's audit scope travels with its calls (no ambient context): 24 role creations
+      // by two actors, interleaved, each with its own reason, must each be recorded as sent.
+      const mods = await t.req('POST', `/guilds/${guildId}/roles`, { ...as(owner), body: { name: 'mods', permissions: Permission.ManageRoles.toString() } });
+      await t.req('PUT', `/guilds/${guildId}/members/${member.userId}/roles/${mods.body.id}`, as(owner));
+      const sent = Array.from({ length: 24 }, (_, i) => ({ who: i % 2 === 0 ? owner : member, name: `${i % 2 === 0 ? 'o' : 'm'}-${i}` }));
+      const made = await Promise.all(sent.map(({ who, name }) => t.req('POST', `/guilds/${guildId}/roles`, { ...as(who), body: { name }, headers: { 'x-audit-log-reason': encodeURIComponent(`why ${name}`) } })));
+      expect(made.map((r) => r.status)).toEqual(sent.map(() => 200));
+      const entries = (await auditOf(`?action_type=30&limit=100`)).body.audit_log_entries as { target_id: string; user_id: string; reason?: string }[];
+      for (const [i, r] of made.entries()) {
+        const e = entries.find((x) => x.target_id === r.body.id);
+        expect(e, sent[i]!.name).toMatchObject({ user_id: sent[i]!.who.userId, reason: `why ${sent[i]!.name}` });
+      }
+      for (const r of made) await t.req('DELETE', `/guilds/${guildId}/roles/${r.body.id}`, as(owner));
+      await t.req('DELETE', `/guilds/${guildId}/roles/${mods.body.id}`, as(owner));
+    });
+
     it('records kicks and bans of members by others, not a member leaving', async () => {
       const kicked = await userToken('Kicked');
       const banned = await userToken('Banned');
@@ -226,10 +243,10 @@ describe.each(databaseConfigs())('moderation on $name', ({ config }) => {
       const idle = await userToken('Idle');
       await s.members.join(guildId, idle.userId);
       await t.server.store.database.db.updateTable('guild_members').set({ joined_at: Date.now() - 40 * 86_400_000 } as never).where('user_id', '=', idle.userId).execute();
-      const pruned = await t.req('POST', `/guilds/${guildId}/prune`, { ...as(owner), body: { days: 30 } });
+      const pruned = await t.req('POST', `/guilds/${guildId}/prune`, { ...as(owner), body: { days: 30 }, headers: { 'x-audit-log-reason': 'inactive' } });
       expect(pruned.status).toBe(200);
       expect(pruned.body.pruned).toBeGreaterThanOrEqual(1);
-      expect((await auditOf('?action_type=21')).body.audit_log_entries[0]).toMatchObject({ user_id: owner.userId, options: { delete_member_days: '30', members_removed: String(pruned.body.pruned) } });
+      expect((await auditOf('?action_type=21')).body.audit_log_entries[0]).toMatchObject({ user_id: owner.userId, reason: 'inactive', options: { delete_member_days: '30', members_removed: String(pruned.body.pruned) } });
       expect((await auditOf('?action_type=20')).body.audit_log_entries.map((e: { target_id: string }) => e.target_id)).toEqual([kicked.userId]);
     });
 

@@ -4,6 +4,7 @@ import type { GuildChannelsTable } from '../storage/guildSchema.ts';
 import { subjectsOf } from './GuildAccess.ts';
 import { tapGuildEvent } from './guildEventTaps.ts';
 import { channelPermissions, everyoneViews, has, Permission, type Overwrite } from './permissions.ts';
+import type { AuditScope } from '../moderation/auditContext.ts';
 
 /**
  * Guild dispatches reach each member's sessions through one topic per user (`gu:<user>`), shared
@@ -30,12 +31,13 @@ export class GuildEvents {
 
   /**
    * Publishes `payload` as `t` to the members `audience` selects. `subjectUserId` gets the `|self`
-   * copy; `alsoTo` names non-members who must hear it too (the member just removed or banned).
+   * copy; `alsoTo` names non-members who must hear it too (the member just removed or banned);
+   * `audit` is the scope of the request that made the change (the audit tap records it).
    */
-  async publish(guildId: string, t: string, payload: unknown, audience: Audience, opts: { subjectUserId?: string; alsoTo?: string[] } = {}): Promise<number> {
+  async publish(guildId: string, t: string, payload: unknown, audience: Audience, opts: { subjectUserId?: string; alsoTo?: string[]; audit?: AuditScope | null } = {}): Promise<number> {
     const guild = await this.store.guilds.get(guildId);
     if (!guild) return 0;
-    await tapGuildEvent(this.store, guildId, t, payload);
+    await tapGuildEvent(this.store, guildId, t, payload, opts.audit ?? null);
     const json = JSON.stringify(payload);
     const hiddenJson = audience.kind === 'channel' && audience.hidden !== undefined ? JSON.stringify(audience.hidden) : null;
     let sent = 0;

@@ -7,6 +7,7 @@ import type { GuildEvents } from './GuildEvents.ts';
 import { inviteWire, userWire } from './guildWire.ts';
 import type { MemberService } from './MemberService.ts';
 import { Permission, has } from './permissions.ts';
+import type { AuditScope } from '../moderation/auditContext.ts';
 
 const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** Target-user uploads: at most this many IDs per invite (our choice; the spec names no limit). */
@@ -24,7 +25,7 @@ export interface InviteInput {
 export class GuildInviteService {
   constructor(private readonly store: Store, private readonly events: GuildEvents, private readonly members: MemberService) {}
 
-  async create(userId: string, channelId: string, input: InviteInput, targetUsers?: string[]) {
+  async create(userId: string, channelId: string, input: InviteInput, targetUsers?: string[], audit: AuditScope | null = null) {
     const { view, channel } = await viewChannel(this.store, channelId, userId);
     view.requireIn(channel, Permission.CreateInstantInvite);
     const roleIds = [...new Set(input.role_ids ?? [])];
@@ -68,6 +69,7 @@ export class GuildInviteService {
       },
       // INVITE_CREATE reaches those who may manage the channel's invites (the public rule).
       { kind: 'permission', bit: Permission.ManageChannels, channel },
+      { audit },
     );
     return wire;
   }
@@ -137,13 +139,13 @@ export class GuildInviteService {
     return inviteWire((await this.store.guildInvites.get(code)) ?? invite, guild, channel, inviter);
   }
 
-  async delete(userId: string, code: string) {
+  async delete(userId: string, code: string, audit: AuditScope | null = null) {
     const invite = /^[A-Za-z0-9-]{1,16}$/.test(code) ? await this.store.guildInvites.get(code) : undefined;
     if (!invite) throw GuildErrors.unknownInvite();
     const { view, channel } = await viewChannel(this.store, invite.channel_id, userId);
     if (!has(view.channelPermissions(channel), Permission.ManageChannels) && !has(view.permissions, Permission.ManageGuild)) throw GuildErrors.missingPermissions();
     await this.store.guildInvites.delete(this.store.database.db, code);
-    await this.events.publish(invite.guild_id, 'INVITE_DELETE', { channel_id: invite.channel_id, guild_id: invite.guild_id, code }, { kind: 'permission', bit: Permission.ManageChannels, channel });
+    await this.events.publish(invite.guild_id, 'INVITE_DELETE', { channel_id: invite.channel_id, guild_id: invite.guild_id, code }, { kind: 'permission', bit: Permission.ManageChannels, channel }, { audit });
     const inviter = invite.inviter_id ? await this.store.users.get(invite.inviter_id) : undefined;
     return inviteWire(invite, view.guild, channel, inviter);
   }

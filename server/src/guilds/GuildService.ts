@@ -8,6 +8,7 @@ import type { GuildEvents } from './GuildEvents.ts';
 import type { PrimaryGuilds } from './primaryGuild.ts';
 import { channelWire, guildWire, memberWire, obfuscatedChannelWire, roleWire } from './guildWire.ts';
 import { ALL_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, Permission, has, parsePermissions, type Overwrite } from './permissions.ts';
+import type { AuditScope } from '../moderation/auditContext.ts';
 
 export const ChannelType = { GuildText: 0, GuildVoice: 2, GuildCategory: 4 } as const;
 const MAX_CHANNELS = 500;
@@ -74,7 +75,7 @@ export class GuildService {
     return guildWire(v.guild, v.roles, { ...extra, emojis: await this.emojisOf(guildId) });
   }
 
-  async modifyGuild(userId: string, guildId: string, patch: { name?: string; icon?: string | null; banner?: string | null; description?: string | null; owner_id?: string; system_channel_id?: string | null; features?: string[]; tag?: string | null; badge?: string | null }) {
+  async modifyGuild(userId: string, guildId: string, patch: { name?: string; icon?: string | null; banner?: string | null; description?: string | null; owner_id?: string; system_channel_id?: string | null; features?: string[]; tag?: string | null; badge?: string | null }, audit: AuditScope | null = null) {
     const v = await viewGuild(this.store, guildId, userId);
     v.require(Permission.ManageGuild);
     const set: Record<string, unknown> = {};
@@ -111,7 +112,7 @@ export class GuildService {
       await this.primaryGuilds?.guildTagChanged(guildId, updated.tag, updated.badge ?? null);
     }
     const wire = guildWire(updated, v.roles);
-    await this.events.publish(guildId, 'GUILD_UPDATE', wire, { kind: 'guild' });
+    await this.events.publish(guildId, 'GUILD_UPDATE', wire, { kind: 'guild' }, { audit });
     return wire;
   }
 
@@ -187,7 +188,7 @@ export class GuildService {
     return channelWire(channel);
   }
 
-  async createChannel(userId: string, guildId: string, input: ChannelInput & { name: string }) {
+  async createChannel(userId: string, guildId: string, input: ChannelInput & { name: string }, audit: AuditScope | null = null) {
     const v = await viewGuild(this.store, guildId, userId);
     v.require(Permission.ManageChannels);
     const existing = await this.store.guilds.channels(guildId);
@@ -208,11 +209,11 @@ export class GuildService {
       ...(overwrites ? { permission_overwrites: JSON.stringify(overwrites) } : {}),
     });
     const wire = channelWire(row);
-    await this.events.publish(guildId, 'CHANNEL_CREATE', wire, { kind: 'channel', channel: row, hidden: obfuscatedChannelWire(row) });
+    await this.events.publish(guildId, 'CHANNEL_CREATE', wire, { kind: 'channel', channel: row, hidden: obfuscatedChannelWire(row) }, { audit });
     return wire;
   }
 
-  async modifyChannel(userId: string, channelId: string, input: ChannelInput) {
+  async modifyChannel(userId: string, channelId: string, input: ChannelInput, audit: AuditScope | null = null) {
     const { view, channel } = await viewChannel(this.store, channelId, userId);
     view.requireIn(channel, Permission.ManageChannels);
     if (input.type !== undefined && input.type !== channel.type) throw GuildErrors.invalidForm(['type'], 'CHANNEL_TYPE_INVALID', 'The channel type cannot change here');
@@ -232,17 +233,15 @@ export class GuildService {
       view.requireIn(channel, Permission.ManageRoles);
       set.permission_overwrites = JSON.stringify(this.checkOverwrites(view, input.permission_overwrites, view.roles));
     }
-    const before = channel;
     await this.store.guilds.updateChannel(this.store.database.db, channelId, set);
     const row = (await this.store.guilds.channel(channelId))!;
     const wire = channelWire(row);
     // Members who could see it before but no longer can still hear of the change (obfuscated).
-    await this.events.publish(row.guild_id, 'CHANNEL_UPDATE', wire, { kind: 'channel', channel: row, hidden: obfuscatedChannelWire(row) });
-    void before;
+    await this.events.publish(row.guild_id, 'CHANNEL_UPDATE', wire, { kind: 'channel', channel: row, hidden: obfuscatedChannelWire(row) }, { audit });
     return wire;
   }
 
-  async deleteChannel(userId: string, channelId: string) {
+  async deleteChannel(userId: string, channelId: string, audit: AuditScope | null = null) {
     const { view, channel } = await viewChannel(this.store, channelId, userId);
     view.requireIn(channel, Permission.ManageChannels);
     await this.store.guilds.transaction(async (tx) => {
@@ -250,12 +249,12 @@ export class GuildService {
       if (view.guild.system_channel_id === channelId) await this.store.guilds.update(tx, channel.guild_id, { system_channel_id: null });
     });
     const wire = channelWire(channel);
-    await this.events.publish(channel.guild_id, 'CHANNEL_DELETE', wire, { kind: 'channel', channel, hidden: obfuscatedChannelWire(channel) });
+    await this.events.publish(channel.guild_id, 'CHANNEL_DELETE', wire, { kind: 'channel', channel, hidden: obfuscatedChannelWire(channel) }, { audit });
     return wire;
   }
 
   /** PATCH /guilds/{id}/channels: positions (and parents) of several channels in one write. */
-  async reorderChannels(userId: string, guildId: string, items: { id: string; position?: number | null; parent_id?: string | null; lock_permissions?: boolean | null }[]) {
+  async reorderChannels(userId: string, guildId: string, items: { id: string; position?: number | null; parent_id?: string | null; lock_permissions?: boolean | null }[], audit: AuditScope | null = null) {
     const v = await viewGuild(this.store, guildId, userId);
     v.require(Permission.ManageChannels);
     const channels = await this.store.guilds.channels(guildId);
@@ -277,7 +276,7 @@ export class GuildService {
         changed.push({ ...c, ...set });
       }
     });
-    for (const row of changed) await this.events.publish(guildId, 'CHANNEL_UPDATE', channelWire(row), { kind: 'channel', channel: row, hidden: obfuscatedChannelWire(row) });
+    for (const row of changed) await this.events.publish(guildId, 'CHANNEL_UPDATE', channelWire(row), { kind: 'channel', channel: row, hidden: obfuscatedChannelWire(row) }, { audit });
   }
 
   private async checkParent(guildId: string, parentId: string | null | undefined, type: number, channels: GuildChannelsTable[], path = ['parent_id']): Promise<void> {
@@ -323,7 +322,7 @@ export class GuildService {
     return this.store.guilds.roleMemberCounts(guildId);
   }
 
-  async createRole(userId: string, guildId: string, input: RoleInput) {
+  async createRole(userId: string, guildId: string, input: RoleInput, audit: AuditScope | null = null) {
     const v = await viewGuild(this.store, guildId, userId);
     v.require(Permission.ManageRoles);
     if (v.roles.length >= MAX_ROLES) throw GuildErrors.maxRoles();
@@ -340,11 +339,11 @@ export class GuildService {
       position: Math.max(1, Math.min(v.roles.length, v.topPosition)),
     });
     const wire = roleWire(row);
-    await this.events.publish(guildId, 'GUILD_ROLE_CREATE', { guild_id: guildId, role: wire }, { kind: 'guild' });
+    await this.events.publish(guildId, 'GUILD_ROLE_CREATE', { guild_id: guildId, role: wire }, { kind: 'guild' }, { audit });
     return wire;
   }
 
-  async modifyRole(userId: string, guildId: string, roleId: string, input: RoleInput) {
+  async modifyRole(userId: string, guildId: string, roleId: string, input: RoleInput, audit: AuditScope | null = null) {
     const v = await viewGuild(this.store, guildId, userId);
     v.require(Permission.ManageRoles);
     const role = v.roles.find((r) => r.id === roleId);
@@ -366,21 +365,21 @@ export class GuildService {
     if (input.unicode_emoji !== undefined) set.unicode_emoji = input.unicode_emoji;
     await this.store.guilds.updateRole(this.store.database.db, roleId, set);
     const wire = roleWire((await this.store.guilds.role(roleId))!);
-    await this.events.publish(guildId, 'GUILD_ROLE_UPDATE', { guild_id: guildId, role: wire }, { kind: 'guild' });
+    await this.events.publish(guildId, 'GUILD_ROLE_UPDATE', { guild_id: guildId, role: wire }, { kind: 'guild' }, { audit });
     return wire;
   }
 
-  async deleteRole(userId: string, guildId: string, roleId: string) {
+  async deleteRole(userId: string, guildId: string, roleId: string, audit: AuditScope | null = null) {
     const v = await viewGuild(this.store, guildId, userId);
     v.require(Permission.ManageRoles);
     const role = v.roles.find((r) => r.id === roleId);
     if (!role) throw GuildErrors.unknownRole();
     if (role.id === guildId || role.managed === 1 || !v.outranksRole(role)) throw GuildErrors.missingPermissions();
     await this.store.guilds.transaction((tx) => this.store.guilds.deleteRole(tx, roleId));
-    await this.events.publish(guildId, 'GUILD_ROLE_DELETE', { guild_id: guildId, role_id: roleId }, { kind: 'guild' });
+    await this.events.publish(guildId, 'GUILD_ROLE_DELETE', { guild_id: guildId, role_id: roleId }, { kind: 'guild' }, { audit });
   }
 
-  async reorderRoles(userId: string, guildId: string, items: { id: string; position?: number | null }[]) {
+  async reorderRoles(userId: string, guildId: string, items: { id: string; position?: number | null }[], audit: AuditScope | null = null) {
     const v = await viewGuild(this.store, guildId, userId);
     v.require(Permission.ManageRoles);
     for (const [i, item] of items.entries()) {
@@ -395,7 +394,7 @@ export class GuildService {
     const roles = await this.store.guilds.roles(guildId);
     for (const item of items) {
       const r = roles.find((x) => x.id === item.id)!;
-      await this.events.publish(guildId, 'GUILD_ROLE_UPDATE', { guild_id: guildId, role: roleWire(r) }, { kind: 'guild' });
+      await this.events.publish(guildId, 'GUILD_ROLE_UPDATE', { guild_id: guildId, role: roleWire(r) }, { kind: 'guild' }, { audit });
     }
     return roles.map(roleWire);
   }

@@ -8,6 +8,7 @@ import { banWire, memberWire, userWire } from './guildWire.ts';
 import { Permission, has, mayDo } from './permissions.ts';
 import { imageHash } from './images.ts';
 import type { PrimaryGuilds } from './primaryGuild.ts';
+import type { AuditScope } from '../moderation/auditContext.ts';
 
 export interface MemberPatch {
   nick?: string | null;
@@ -66,18 +67,18 @@ export class MemberService {
     return v.isOwner || v.topPosition > topPosition(v.roles, targetRoles);
   }
 
-  async addRole(userId: string, guildId: string, targetId: string, roleId: string) {
+  async addRole(userId: string, guildId: string, targetId: string, roleId: string, audit: AuditScope | null = null) {
     const { v, target } = await this.roleChange(userId, guildId, targetId, roleId);
     if (target.roles.includes(roleId)) return;
     await this.store.guildMembers.addRole(this.store.database.db, guildId, targetId, roleId);
-    await this.memberUpdated(v, targetId);
+    await this.memberUpdated(v, targetId, audit);
   }
 
-  async removeRole(userId: string, guildId: string, targetId: string, roleId: string) {
+  async removeRole(userId: string, guildId: string, targetId: string, roleId: string, audit: AuditScope | null = null) {
     const { v, target } = await this.roleChange(userId, guildId, targetId, roleId);
     if (!target.roles.includes(roleId)) return;
     await this.store.guildMembers.removeRole(this.store.database.db, guildId, targetId, roleId);
-    await this.memberUpdated(v, targetId);
+    await this.memberUpdated(v, targetId, audit);
   }
 
   private async roleChange(userId: string, guildId: string, targetId: string, roleId: string) {
@@ -92,7 +93,7 @@ export class MemberService {
   }
 
   /** Modify Guild Member: each field needs its own permission; `flags` needs MANAGE_GUILD, MANAGE_ROLES or the three moderation bits. */
-  async modifyMember(userId: string, guildId: string, targetId: string, patch: MemberPatch) {
+  async modifyMember(userId: string, guildId: string, targetId: string, patch: MemberPatch, audit: AuditScope | null = null) {
     const v = await viewGuild(this.store, guildId, userId);
     const target = await this.store.guildMembers.get(guildId, targetId);
     if (!target) throw GuildErrors.unknownMember();
@@ -160,7 +161,7 @@ export class MemberService {
       await this.voice.memberVoiceFlags(guildId, targetId, { mute: m.member.mute === 1, deaf: m.member.deaf === 1 });
     }
     if (this.voice && patch.channel_id !== undefined) await this.voice.moveGuildMember(guildId, targetId, patch.channel_id);
-    return this.memberUpdated(v, targetId);
+    return this.memberUpdated(v, targetId, audit);
   }
 
   /** Modify Current Member: `nick` (CHANGE_NICKNAME), and `banner`, `avatar`, `bio` (spec: settable by bots). */
@@ -178,14 +179,14 @@ export class MemberService {
     return this.memberUpdated(v, userId);
   }
 
-  private async memberUpdated(v: GuildView, targetId: string) {
+  private async memberUpdated(v: GuildView, targetId: string, audit: AuditScope | null = null) {
     const m = (await this.store.guildMembers.get(v.guild.id, targetId))!;
     const wire = memberWire(m);
-    await this.events.publish(v.guild.id, 'GUILD_MEMBER_UPDATE', { guild_id: v.guild.id, ...wire }, { kind: 'guild' }, { subjectUserId: targetId });
+    await this.events.publish(v.guild.id, 'GUILD_MEMBER_UPDATE', { guild_id: v.guild.id, ...wire }, { kind: 'guild' }, { subjectUserId: targetId, audit });
     return wire;
   }
 
-  async kick(userId: string, guildId: string, targetId: string) {
+  async kick(userId: string, guildId: string, targetId: string, audit: AuditScope | null = null) {
     const v = await viewGuild(this.store, guildId, userId);
     const target = await this.store.guildMembers.get(guildId, targetId);
     if (!target) throw GuildErrors.unknownMember();
@@ -195,7 +196,7 @@ export class MemberService {
       await this.store.guildMembers.remove(tx, guildId, targetId);
       await recordBotsRemoved(this.store, tx, guildId, [targetId], userId);
     });
-    await this.removed(guildId, target.user);
+    await this.removed(guildId, target.user, audit);
   }
 
   /** Leaving a guild (DELETE /users/@me/guilds/{id}); the owner cannot leave. */
@@ -209,14 +210,14 @@ export class MemberService {
     await this.removed(guildId, v.member.user);
   }
 
-  private async removed(guildId: string, user: Parameters<typeof userWire>[0]) {
+  private async removed(guildId: string, user: Parameters<typeof userWire>[0], audit: AuditScope | null = null) {
     // A user who wore this guild's tag no longer can (primary_guild cleared by the system).
     await this.primaryGuilds?.memberGone(guildId, user.id);
-    await this.events.publish(guildId, 'GUILD_MEMBER_REMOVE', { guild_id: guildId, user: userWire(user) }, { kind: 'guild' });
+    await this.events.publish(guildId, 'GUILD_MEMBER_REMOVE', { guild_id: guildId, user: userWire(user) }, { kind: 'guild' }, { audit });
     this.events.toUser(user.id, 'GUILD_DELETE', { id: guildId });
   }
 
-  async ban(userId: string, guildId: string, targetId: string, reason: string | null) {
+  async ban(userId: string, guildId: string, targetId: string, reason: string | null, audit: AuditScope | null = null) {
     const v = await viewGuild(this.store, guildId, userId);
     v.require(Permission.BanMembers);
     const user = await this.store.users.get(targetId);
@@ -228,18 +229,18 @@ export class MemberService {
       await this.store.guildMembers.addBan(tx, guildId, targetId, reason);
       if (target) await recordBotsRemoved(this.store, tx, guildId, [targetId], userId);
     });
-    await this.events.publish(guildId, 'GUILD_BAN_ADD', { guild_id: guildId, user: userWire(user) }, { kind: 'permission', bit: Permission.BanMembers });
-    if (target) await this.removed(guildId, user);
+    await this.events.publish(guildId, 'GUILD_BAN_ADD', { guild_id: guildId, user: userWire(user) }, { kind: 'permission', bit: Permission.BanMembers }, { audit });
+    if (target) await this.removed(guildId, user, audit);
   }
 
-  async unban(userId: string, guildId: string, targetId: string) {
+  async unban(userId: string, guildId: string, targetId: string, audit: AuditScope | null = null) {
     const v = await viewGuild(this.store, guildId, userId);
     v.require(Permission.BanMembers);
     const ban = await this.store.guildMembers.ban(guildId, targetId);
     if (!ban) throw GuildErrors.unknownBan();
     await this.store.guildMembers.removeBan(this.store.database.db, guildId, targetId);
     const user = await this.store.users.get(targetId);
-    if (user) await this.events.publish(guildId, 'GUILD_BAN_REMOVE', { guild_id: guildId, user: userWire(user) }, { kind: 'permission', bit: Permission.BanMembers });
+    if (user) await this.events.publish(guildId, 'GUILD_BAN_REMOVE', { guild_id: guildId, user: userWire(user) }, { kind: 'permission', bit: Permission.BanMembers }, { audit });
   }
 
   async bans(userId: string, guildId: string, opts: { limit: number; after?: string }) {
@@ -265,14 +266,14 @@ export class MemberService {
     return { pruned: candidates.length };
   }
 
-  async beginPrune(userId: string, guildId: string, days: number, includeRoles: string[], computeCount: boolean) {
+  async beginPrune(userId: string, guildId: string, days: number, includeRoles: string[], computeCount: boolean, audit: AuditScope | null = null) {
     const { v, candidates } = await this.pruneCandidates(userId, guildId, days, includeRoles);
     const users = await this.store.users.getMany(candidates);
     await this.store.guilds.transaction(async (tx) => {
       for (const id of candidates) await this.store.guildMembers.remove(tx, guildId, id);
       await recordBotsRemoved(this.store, tx, guildId, candidates, userId);
     });
-    for (const id of candidates) if (users.has(id)) await this.removed(v.guild.id, users.get(id)!);
+    for (const id of candidates) if (users.has(id)) await this.removed(v.guild.id, users.get(id)!, audit);
     return { pruned: computeCount ? candidates.length : null };
   }
 

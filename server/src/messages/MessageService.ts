@@ -50,6 +50,8 @@ export interface MessageCaller {
   applicationId: string;
   /** A Bearer token's scopes (absent for bots). DMs and group DMs check the application instead (privateChannels.mayUse). */
   scopes?: string[];
+  /** The request's X-Audit-Log-Reason, for the deletes and pins the audit log records. */
+  auditReason?: string | null;
 }
 
 export interface CreateMessageBody {
@@ -504,7 +506,7 @@ export class MessageService {
     await this.dropAttachments([row]);
     // Deleting someone else's message is audited (MESSAGE_DELETE 72, target the author).
     if (row.author_id !== caller.userId && channel.guild_id !== null) {
-      await auditLogFor(this.store).record({ guildId: channel.guild_id, userId: caller.userId, actionType: AuditAction.MessageDelete, targetId: row.author_id, options: { channel_id: channel.id, count: '1' } });
+      await auditLogFor(this.store).record({ guildId: channel.guild_id, userId: caller.userId, reason: caller.auditReason ?? null, actionType: AuditAction.MessageDelete, targetId: row.author_id, options: { channel_id: channel.id, count: '1' } });
     }
     await this.events.publish(channel.guild_id, 'MESSAGE_DELETE', { id: row.id, channel_id: channel.id, guild_id: channel.guild_id }, { kind: 'channel', channel });
     await channelMessageChanged(this.store, { kind: 'delete', channelId: channel.id, ids: [row.id] });
@@ -530,7 +532,7 @@ export class MessageService {
     });
     await this.dropAttachments(rows);
     if (channel.guild_id !== null) {
-      await auditLogFor(this.store).record({ guildId: channel.guild_id, userId: caller.userId, actionType: AuditAction.MessageBulkDelete, targetId: channel.id, options: { count: String(rows.length) } });
+      await auditLogFor(this.store).record({ guildId: channel.guild_id, userId: caller.userId, reason: caller.auditReason ?? null, actionType: AuditAction.MessageBulkDelete, targetId: channel.id, options: { count: String(rows.length) } });
     }
     await this.events.publish(channel.guild_id, 'MESSAGE_DELETE_BULK', { ids: rows.map((r) => r.id), channel_id: channel.id, guild_id: channel.guild_id }, { kind: 'channel', channel });
     await channelMessageChanged(this.store, { kind: 'delete', channelId: channel.id, ids: rows.map((r) => r.id) });
@@ -660,7 +662,7 @@ export class MessageService {
     if (pinned && (await this.repo.pinCount(channel.id)) >= MAX_PINS) throw E.maxPins();
     await this.repo.update(this.store.database.db, row.id, { pinned_at: pinned ? Date.now() : null });
     if (channel.guild_id !== null) {
-      await auditLogFor(this.store).record({ guildId: channel.guild_id, userId: caller.userId, actionType: pinned ? AuditAction.MessagePin : AuditAction.MessageUnpin, targetId: row.author_id, options: { channel_id: channel.id, message_id: row.id } });
+      await auditLogFor(this.store).record({ guildId: channel.guild_id, userId: caller.userId, reason: caller.auditReason ?? null, actionType: pinned ? AuditAction.MessagePin : AuditAction.MessageUnpin, targetId: row.author_id, options: { channel_id: channel.id, message_id: row.id } });
     }
     const latest = (await this.repo.pins(channel.id, { limit: 1 }))[0];
     await this.events.publish(channel.guild_id, 'CHANNEL_PINS_UPDATE', {

@@ -5,7 +5,6 @@ import { Permission } from '../guilds/permissions.ts';
 import type { Database } from '../storage/schema.ts';
 import type { Store } from '../storage/Store.ts';
 import type { AuditLogEntriesTable } from '../storage/moderationSchema.ts';
-import { currentAuditReason } from './auditContext.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -119,7 +118,7 @@ export class AuditLog {
       target_id: input.targetId ?? null,
       changes: input.changes && input.changes.length > 0 ? JSON.stringify(input.changes) : null,
       options: input.options ? JSON.stringify(input.options) : null,
-      reason: input.reason !== undefined ? input.reason : currentAuditReason(),
+      reason: input.reason ?? null,
       created_at: now,
     };
     await db.insertInto('audit_log_entries').values(row).execute();

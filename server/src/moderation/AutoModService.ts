@@ -124,7 +124,7 @@ export class AutoModService {
     }
   }
 
-  async create(userId: string, guildId: string, input: RuleInput & { name: string; event_type: number; trigger_type: number }): Promise<RuleWire> {
+  async create(userId: string, guildId: string, input: RuleInput & { name: string; event_type: number; trigger_type: number }, reason: string | null = null): Promise<RuleWire> {
     const v = await this.manager(userId, guildId);
     await this.checkInput(v, input);
     const existing = await this.rows(guildId);
@@ -149,12 +149,12 @@ export class AutoModService {
     await this.store.database.db.insertInto('automod_rules').values(row).execute();
     this.cache.delete(guildId);
     const wire = ruleWire(row);
-    await auditLogFor(this.store).record({ guildId, userId, actionType: AuditAction.AutoModerationRuleCreate, targetId: row.id, changes: diff(null, wire as never, ['name', 'event_type', 'trigger_type', 'trigger_metadata', 'actions', 'enabled', 'exempt_roles', 'exempt_channels']) });
+    await auditLogFor(this.store).record({ guildId, userId, reason, actionType: AuditAction.AutoModerationRuleCreate, targetId: row.id, changes: diff(null, wire as never, ['name', 'event_type', 'trigger_type', 'trigger_metadata', 'actions', 'enabled', 'exempt_roles', 'exempt_channels']) });
     await this.events.publish(guildId, 'AUTO_MODERATION_RULE_CREATE', wire, { kind: 'permission', bit: Permission.ManageGuild });
     return wire;
   }
 
-  async modify(userId: string, guildId: string, ruleId: string, input: RuleInput): Promise<RuleWire> {
+  async modify(userId: string, guildId: string, ruleId: string, input: RuleInput, reason: string | null = null): Promise<RuleWire> {
     const v = await this.manager(userId, guildId);
     const row = (await this.rows(guildId)).find((x) => x.id === ruleId);
     if (!row) throw AutoModErrors.unknownRule();
@@ -176,18 +176,18 @@ export class AutoModService {
     this.cache.delete(guildId);
     const wire = ruleWire({ ...row, ...set });
     const changes = diff(before as never, wire as never, ['name', 'event_type', 'trigger_metadata', 'actions', 'enabled', 'exempt_roles', 'exempt_channels']);
-    if (changes.length > 0) await auditLogFor(this.store).record({ guildId, userId, actionType: AuditAction.AutoModerationRuleUpdate, targetId: ruleId, changes });
+    if (changes.length > 0) await auditLogFor(this.store).record({ guildId, userId, reason, actionType: AuditAction.AutoModerationRuleUpdate, targetId: ruleId, changes });
     await this.events.publish(guildId, 'AUTO_MODERATION_RULE_UPDATE', wire, { kind: 'permission', bit: Permission.ManageGuild });
     return wire;
   }
 
-  async delete(userId: string, guildId: string, ruleId: string): Promise<void> {
+  async delete(userId: string, guildId: string, ruleId: string, reason: string | null = null): Promise<void> {
     await this.manager(userId, guildId);
     const row = (await this.rows(guildId)).find((x) => x.id === ruleId);
     if (!row) throw AutoModErrors.unknownRule();
     await this.store.database.db.deleteFrom('automod_rules').where('id', '=', ruleId).execute();
     this.cache.delete(guildId);
-    await auditLogFor(this.store).record({ guildId, userId, actionType: AuditAction.AutoModerationRuleDelete, targetId: ruleId, changes: [{ key: 'name', old_value: row.name }] });
+    await auditLogFor(this.store).record({ guildId, userId, reason, actionType: AuditAction.AutoModerationRuleDelete, targetId: ruleId, changes: [{ key: 'name', old_value: row.name }] });
     await this.events.publish(guildId, 'AUTO_MODERATION_RULE_DELETE', ruleWire(row), { kind: 'permission', bit: Permission.ManageGuild });
   }
 

@@ -1,12 +1,15 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /**
- * What the audit log needs from the HTTP request that caused a change, without threading it
- * through every route and service: `X-Audit-Log-Reason` (URI-encoded, up to 512 characters) and
- * who acted (resolved once, lazily, from the request's token). An onRequest hook runs the rest
- * of the request inside `runWithAuditContext`.
+ * What the audit log needs from the HTTP request that caused a change: `X-Audit-Log-Reason`
+ * (URI-encoded, up to 512 characters) and who acted (resolved once, lazily, from the request's
+ * token). Each write request gets one scope (`req.audit`, set by the moderation route family's
+ * onRequest hook), and the routes hand it to the guild services, which hand it to
+ * `GuildEvents.publish`, where the audit tap reads it.
+ *
+ * Why explicit and not an AsyncLocalStorage: on Node 20 a store that was ever entered installs a
+ * promise hook for the whole process, so every promise of every request, Gateway session and
+ * fan-out paid for it (7-15% of a lobby request's CPU, tools/README.md "Ninth session").
  */
-export interface AuditRequestContext {
+export interface AuditScope {
   reason: string | null;
   /** The acting user (a bot's user for Bot tokens); null when the request is not authenticated. */
   actor: () => Promise<string | null>;
@@ -24,19 +27,9 @@ export interface AuditRequestContext {
   pruned: number;
 }
 
-const storage = new AsyncLocalStorage<AuditRequestContext>();
-
-export function runWithAuditContext(header: string | string[] | undefined, resolveActor: () => Promise<string | null>, next: () => void): void {
+export function auditScope(header: string | string[] | undefined, resolveActor: () => Promise<string | null>): AuditScope {
   let actor: Promise<string | null> | undefined;
-  storage.run({ reason: decodeReason(header), actor: () => (actor ??= resolveActor().catch(() => null)), banned: new Set(), before: new Map(), pruned: 0 }, next);
-}
-
-export function auditRequest(): AuditRequestContext | undefined {
-  return storage.getStore();
-}
-
-export function currentAuditReason(): string | null {
-  return storage.getStore()?.reason ?? null;
+  return { reason: decodeReason(header), actor: () => (actor ??= resolveActor().catch(() => null)), banned: new Set(), before: new Map(), pruned: 0 };
 }
 
 function decodeReason(header: string | string[] | undefined): string | null {

@@ -1,7 +1,7 @@
 import type { Store } from '../storage/Store.ts';
 import { onGuildEvent } from '../guilds/guildEventTaps.ts';
 import { AuditAction, auditLogFor, diff, type AuditChange } from './AuditLog.ts';
-import { auditRequest, type AuditRequestContext } from './auditContext.ts';
+import type { AuditScope } from './auditContext.ts';
 import { channelWire, guildWire, memberWire, roleWire } from '../guilds/guildWire.ts';
 
 type Wire = Record<string, unknown>;
@@ -29,16 +29,16 @@ function values(o: Wire, keys: string[], side: 'new_value' | 'old_value'): Audit
 
 /**
  * Audit entries for the guild issue's changes (channels, roles, members, bans, invites, the guild
- * itself), derived from the dispatch each change publishes, so the guild services stay as they
- * are. Only changes made by an HTTP request are recorded (the actor is the request's user, the
- * reason its X-Audit-Log-Reason). Updates through the routes that `snapshotBefore` knows carry
+ * itself), derived from the dispatch each change publishes, so the guild services need not know
+ * the audit log's shapes. Only changes made by an HTTP request are recorded: the routes pass the request's audit
+ * scope down to `GuildEvents.publish` (the actor is the request's user, the reason its
+ * X-Audit-Log-Reason). Updates through the routes that `snapshotBefore` knows carry
  * old and new values of what changed (a role change of a member is MEMBER_ROLE_UPDATE with
  * `$add`/`$remove`); other updates list the new values; creates carry `new_value`, deletes
  * `old_value`. A member removing themselves (leaving) or editing themselves is not audited.
  */
 export function installAuditTap(store: Store): () => void {
-  return onGuildEvent(store, async (guildId, t, payload) => {
-    const req = auditRequest();
+  return onGuildEvent(store, async (guildId, t, payload, req) => {
     if (!req) return;
     const p = payload as Wire;
     let roleUpdate: { id: string; added: string[]; removed: string[] } | undefined;
@@ -101,7 +101,7 @@ export function installAuditTap(store: Store): () => void {
     if (actor === null) return;
     for (const o of overwrites) {
       const roleName = o.options.type === '0' ? (await store.guilds.role(o.options.id))?.name : undefined;
-      await auditLogFor(store).record({ guildId, userId: actor, ...o, options: { ...o.options, ...(roleName !== undefined ? { role_name: roleName } : {}) } });
+      await auditLogFor(store).record({ guildId, userId: actor, reason: req.reason, ...o, options: { ...o.options, ...(roleName !== undefined ? { role_name: roleName } : {}) } });
     }
     if (roleUpdate) {
       const roles = await store.guilds.roles(guildId);
@@ -109,12 +109,12 @@ export function installAuditTap(store: Store): () => void {
       const changes: AuditChange[] = [];
       if (roleUpdate.added.length > 0) changes.push({ key: '$add', new_value: named(roleUpdate.added) });
       if (roleUpdate.removed.length > 0) changes.push({ key: '$remove', new_value: named(roleUpdate.removed) });
-      await auditLogFor(store).record({ guildId, userId: actor, actionType: AuditAction.MemberRoleUpdate, targetId: roleUpdate.id, changes });
+      await auditLogFor(store).record({ guildId, userId: actor, reason: req.reason, actionType: AuditAction.MemberRoleUpdate, targetId: roleUpdate.id, changes });
     }
     if (!entry) return;
     // Leaving a guild, or editing oneself, is not a moderation action.
     if ((t === 'GUILD_MEMBER_REMOVE' || t === 'GUILD_MEMBER_UPDATE') && entry.targetId === actor) return;
-    await auditLogFor(store).record({ guildId, userId: actor, ...entry });
+    await auditLogFor(store).record({ guildId, userId: actor, reason: req.reason, ...entry });
   });
 }
 
@@ -122,8 +122,7 @@ export function installAuditTap(store: Store): () => void {
  * preHandler: reads the object a PATCH (or a member role PUT/DELETE) is about to change, so the
  * update's entry can name old values. One read on those routes only.
  */
-export async function snapshotBefore(store: Store, method: string, url: string | undefined, params: Record<string, string>, body?: unknown): Promise<void> {
-  const req = auditRequest();
+export async function snapshotBefore(store: Store, req: AuditScope | null, method: string, url: string | undefined, params: Record<string, string>, body?: unknown): Promise<void> {
   if (!req || !url) return;
   const days = (body as { days?: unknown } | undefined)?.days;
   req.route = { method, url, ...(params.guild_id ? { guildId: params.guild_id } : {}), ...(typeof days === 'number' ? { days } : {}) };
@@ -143,19 +142,19 @@ export async function snapshotBefore(store: Store, method: string, url: string |
   }
 }
 
-function isPrune(route: AuditRequestContext['route']): boolean {
+function isPrune(route: AuditScope['route']): boolean {
   return route?.method === 'POST' && route.url === '/api/v10/guilds/:guild_id/prune';
 }
 
 /** After a prune request: one MEMBER_PRUNE (21) entry with `delete_member_days` and `members_removed`. */
-export async function recordPrune(store: Store): Promise<void> {
-  const req = auditRequest();
+export async function recordPrune(store: Store, req: AuditScope | null): Promise<void> {
   if (!req || !isPrune(req.route) || req.pruned === 0 || !req.route?.guildId) return;
   const actor = await req.actor();
   if (actor === null) return;
   await auditLogFor(store).record({
     guildId: req.route.guildId,
     userId: actor,
+    reason: req.reason,
     actionType: AuditAction.MemberPrune,
     targetId: null,
     options: { delete_member_days: String(req.route.days ?? 7), members_removed: String(req.pruned) },

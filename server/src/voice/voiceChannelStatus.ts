@@ -17,15 +17,15 @@ const VOICE_TYPES = new Set([2, 13]);
  * call). Dispatches VOICE_CHANNEL_STATUS_UPDATE to those who can view the channel and records
  * VOICE_CHANNEL_STATUS_UPDATE (192, `options.status`) or _DELETE (193) in the audit log.
  */
-export async function setVoiceChannelStatus(store: Store, bus: EventBus, userId: string, channelId: string, status: string | null, connected: boolean): Promise<void> {
+export async function setVoiceChannelStatus(store: Store, bus: EventBus, userId: string, channelId: string, status: string | null, connected: boolean, reason: string | null = null): Promise<void> {
   const { view, channel } = await viewChannel(store, channelId, userId);
   if (!VOICE_TYPES.has(channel.type)) throw GuildErrors.invalidForm(['channel_id'], 'CHANNEL_TYPE_INVALID', 'Not a voice channel');
   view.requireIn(channel, connected ? Permission.SetVoiceChannelStatus : Permission.SetVoiceChannelStatus | Permission.ManageChannels);
   const value = status === null || status === '' ? null : status;
   await store.guilds.updateChannel(store.database.db, channelId, { status: value });
   await auditLogFor(store).record(value === null
-    ? { guildId: channel.guild_id, userId, actionType: AuditAction.VoiceChannelStatusDelete, targetId: channelId }
-    : { guildId: channel.guild_id, userId, actionType: AuditAction.VoiceChannelStatusUpdate, targetId: channelId, options: { status: value } });
+    ? { guildId: channel.guild_id, userId, reason, actionType: AuditAction.VoiceChannelStatusDelete, targetId: channelId }
+    : { guildId: channel.guild_id, userId, reason, actionType: AuditAction.VoiceChannelStatusUpdate, targetId: channelId, options: { status: value } });
   await new GuildEvents(store, bus).publish(channel.guild_id, 'VOICE_CHANNEL_STATUS_UPDATE', { id: channelId, guild_id: channel.guild_id, status: value }, { kind: 'channel', channel });
 }
 

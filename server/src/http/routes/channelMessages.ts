@@ -153,9 +153,10 @@ export const MESSAGE_BULK = { bucket: 'messages.bulk', limit: 2, windowMs: 1_000
  */
 export async function messageCaller(req: FastifyRequest, ctx: ServerContext): Promise<MessageCaller> {
   const p = await authenticate(req, ctx.store);
-  if (p.kind === 'bot') return { userId: p.botUserId, bot: true, applicationId: p.applicationId };
+  const auditReason = req.audit?.reason ?? null;
+  if (p.kind === 'bot') return { userId: p.botUserId, bot: true, applicationId: p.applicationId, auditReason };
   if (!p.scopes.includes('guilds')) throw new ApiError(403, 50001, 'Missing Access: the token lacks the guilds scope');
-  return { userId: p.userId, bot: false, applicationId: p.applicationId, scopes: p.scopes };
+  return { userId: p.userId, bot: false, applicationId: p.applicationId, scopes: p.scopes, auditReason };
 }
 
 /** Messages in guild channels (issue 11): history, create, edit, delete, bulk delete, reactions, typing, pins. */

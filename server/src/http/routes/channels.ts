@@ -53,7 +53,7 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
   }, async (req, reply) => {
     const caller = await guildCaller(req, ctx);
     void reply.code(201);
-    return s.guilds.createChannel(caller.userId, req.params.guild_id, req.body);
+    return s.guilds.createChannel(caller.userId, req.params.guild_id, req.body, req.audit);
   });
 
   r.patch('/api/v10/guilds/:guild_id/channels', {
@@ -73,7 +73,7 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
     const caller = await guildCaller(req, ctx);
-    await s.guilds.reorderChannels(caller.userId, req.params.guild_id, req.body);
+    await s.guilds.reorderChannels(caller.userId, req.params.guild_id, req.body, req.audit);
     void reply.code(204);
   });
 
@@ -84,7 +84,7 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const caller = await guildCaller(req, ctx);
     // Connected = holding a seat in the channel's call on this node (guild calls live on one node).
     const connected = ctx.voiceStates?.state(req.params.channel_id, caller.userId) !== undefined;
-    await setVoiceChannelStatus(ctx.store, ctx.bus, caller.userId, req.params.channel_id, req.body.status, connected);
+    await setVoiceChannelStatus(ctx.store, ctx.bus, caller.userId, req.params.channel_id, req.body.status, connected, req.audit?.reason ?? null);
     void reply.code(204);
   });
 
@@ -100,11 +100,11 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
     const caller = await guildCaller(req, ctx);
-    return (await dms.modifyChannel(caller.userId, req.params.channel_id, privateWho(req), req.body)) ?? s.guilds.modifyChannel(caller.userId, req.params.channel_id, req.body);
+    return (await dms.modifyChannel(caller.userId, req.params.channel_id, privateWho(req), req.body)) ?? s.guilds.modifyChannel(caller.userId, req.params.channel_id, req.body, req.audit);
   });
 
   r.delete('/api/v10/channels/:channel_id', { schema: { response: { 200: Described('Channel') }, params: ChannelParams }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
     const caller = await guildCaller(req, ctx);
-    return (await dms.closeChannel(caller.userId, req.params.channel_id, privateWho(req))) ?? s.guilds.deleteChannel(caller.userId, req.params.channel_id);
+    return (await dms.closeChannel(caller.userId, req.params.channel_id, privateWho(req))) ?? s.guilds.deleteChannel(caller.userId, req.params.channel_id, req.audit);
   });
 }

@@ -75,7 +75,7 @@ export function guildInviteRoutes(app: FastifyInstance, ctx: ServerContext): voi
       const caller = await guildCaller(req, ctx);
       const upload = req.isMultipart() ? await readUpload(req) : undefined;
       const body = upload ? upload.payload : (req.body ?? {});
-      return s.invites.create(caller.userId, req.params.channel_id, body, upload?.targetUsers ?? body.target_user_ids);
+      return s.invites.create(caller.userId, req.params.channel_id, body, upload?.targetUsers ?? body.target_user_ids, req.audit);
     });
 
     m.put('/api/v10/invites/:code/target-users', {
@@ -114,7 +114,7 @@ export function guildInviteRoutes(app: FastifyInstance, ctx: ServerContext): voi
   });
 
   r.delete('/api/v10/invites/:code', { schema: { response: { 200: Described('Invite') }, params: CodeParams }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
-    return s.invites.delete((await guildCaller(req, ctx)).userId, req.params.code);
+    return s.invites.delete((await guildCaller(req, ctx)).userId, req.params.code, req.audit);
   });
 
   // Get Target Users: a CSV whose only header is `user_id` (spec).

@@ -75,21 +75,21 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
     const caller = await guildCaller(req, ctx);
     // Clients that percent-encode the path (discord.js sends members/%40me) land here, not on the static @me route.
     if (req.params.user_id === '@me') return s.members.modifyCurrentMember(caller.userId, req.params.guild_id, req.body);
-    return s.members.modifyMember(caller.userId, req.params.guild_id, req.params.user_id, req.body);
+    return s.members.modifyMember(caller.userId, req.params.guild_id, req.params.user_id, req.body, req.audit);
   });
 
   r.delete('/api/v10/guilds/:guild_id/members/:user_id', { schema: { response: { 204: NoContent }, params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
-    await s.members.kick((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id);
+    await s.members.kick((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.audit);
     void reply.code(204);
   });
 
   r.put('/api/v10/guilds/:guild_id/members/:user_id/roles/:role_id', { schema: { response: { 204: NoContent }, params: MemberRoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
-    await s.members.addRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.params.role_id);
+    await s.members.addRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.params.role_id, req.audit);
     void reply.code(204);
   });
 
   r.delete('/api/v10/guilds/:guild_id/members/:user_id/roles/:role_id', { schema: { response: { 204: NoContent }, params: MemberRoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
-    await s.members.removeRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.params.role_id);
+    await s.members.removeRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.params.role_id, req.audit);
     void reply.code(204);
   });
 
@@ -109,12 +109,12 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
     const reason = req.body?.reason ?? (typeof req.headers['x-audit-log-reason'] === 'string' ? decodeURIComponent(req.headers['x-audit-log-reason']).slice(0, 512) : null);
-    await s.members.ban((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, reason);
+    await s.members.ban((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, reason, req.audit);
     void reply.code(204);
   });
 
   r.delete('/api/v10/guilds/:guild_id/bans/:user_id', { schema: { response: { 204: NoContent }, params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
-    await s.members.unban((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id);
+    await s.members.unban((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, req.audit);
     void reply.code(204);
   });
 }

@@ -38,22 +38,22 @@ export function guildRoleRoutes(app: FastifyInstance, ctx: ServerContext): void 
   });
 
   r.post('/api/v10/guilds/:guild_id/roles', { schema: { response: { 200: Described('Role') }, params: GuildParams, body: OptionalBody(RoleBody) }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
-    return s.guilds.createRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body ?? {});
+    return s.guilds.createRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body ?? {}, req.audit);
   });
 
   r.patch('/api/v10/guilds/:guild_id/roles', {
     schema: { response: { 200: DescribedList('Role') }, params: GuildParams, body: Type.Array(Type.Object({ id: Snowflake, position: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1000 }), Type.Null()])) }), { minItems: 1, maxItems: 250 }) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
-    return s.guilds.reorderRoles((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body);
+    return s.guilds.reorderRoles((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body, req.audit);
   });
 
   r.patch('/api/v10/guilds/:guild_id/roles/:role_id', { schema: { response: { 200: Described('Role') }, params: RoleParams, body: RoleBody }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
-    return s.guilds.modifyRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.role_id, req.body);
+    return s.guilds.modifyRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.role_id, req.body, req.audit);
   });
 
   r.delete('/api/v10/guilds/:guild_id/roles/:role_id', { schema: { response: { 204: NoContent }, params: RoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
-    await s.guilds.deleteRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.role_id);
+    await s.guilds.deleteRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.role_id, req.audit);
     void reply.code(204);
   });
 }

@@ -62,7 +62,7 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
     const caller = await guildCaller(req, ctx);
-    return s.guilds.modifyGuild(caller.userId, req.params.guild_id, req.body);
+    return s.guilds.modifyGuild(caller.userId, req.params.guild_id, req.body, req.audit);
   });
 
   // Each guild includes `banner`; a Bearer token needs the `guilds` scope (spec).
@@ -116,7 +116,7 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {
     const caller = await guildCaller(req, ctx);
-    return s.members.beginPrune(caller.userId, req.params.guild_id, req.body.days ?? 7, req.body.include_roles ?? [], req.body.compute_prune_count !== false);
+    return s.members.beginPrune(caller.userId, req.params.guild_id, req.body.days ?? 7, req.body.include_roles ?? [], req.body.compute_prune_count !== false, req.audit);
   });
 }
 

@@ -12,7 +12,7 @@ import { searchGuildMessages } from '../../messages/search/searchGuildMessages.t
 import { HAS_TOKENS } from '../../messages/search/SearchIndex.ts';
 import { autoModFor } from '../../moderation/AutoModService.ts';
 import { auditLogFor, entryWire } from '../../moderation/AuditLog.ts';
-import { runWithAuditContext } from '../../moderation/auditContext.ts';
+import { installRequestAudit } from '../requestAudit.ts';
 import { installAuditTap, recordPrune, snapshotBefore } from '../../moderation/auditTap.ts';
 import { watchVoiceStartTime } from '../../voice/voiceChannelStatus.ts';
 import { viewGuild } from '../../guilds/GuildAccess.ts';
@@ -137,14 +137,14 @@ export function moderationRouteFamily(app: FastifyInstance, ctx: ServerContext):
   const automod = autoModFor(ctx.store, ctx.bus);
   const audit = auditLogFor(ctx.store, ctx.bus);
 
-  // Every request runs with its audit reason and actor at hand (moderation/auditContext.ts).
-  app.addHook('onRequest', (req, _reply, done) => runWithAuditContext(req.headers['x-audit-log-reason'], () => actorOf(req, ctx), done));
+  // Every write request carries its audit reason and actor (`req.audit`, http/requestAudit.ts).
+  installRequestAudit(app, (req) => actorOf(req, ctx));
   app.addHook('preHandler', async (req) => {
-    if (req.method !== 'GET') await snapshotBefore(ctx.store, req.method, req.routeOptions.url, req.params as Record<string, string>, req.body);
+    if (req.audit) await snapshotBefore(ctx.store, req.audit, req.method, req.routeOptions.url, req.params as Record<string, string>, req.body);
   });
   // A prune's removals are one entry, written once the request is done.
-  app.addHook('onResponse', async () => {
-    await recordPrune(ctx.store).catch(() => undefined);
+  app.addHook('onResponse', async (req) => {
+    if (req.audit) await recordPrune(ctx.store, req.audit).catch(() => undefined);
   });
   const untapAudit = installAuditTap(ctx.store);
   const untapSearch = installSearchTap(ctx.store);
@@ -186,13 +186,13 @@ export function moderationRouteFamily(app: FastifyInstance, ctx: ServerContext):
     return automod.get((await caller(req, ctx)).userId, req.params.guild_id, req.params.rule_id);
   });
   r.post('/api/v10/guilds/:guild_id/auto-moderation/rules', { schema: { ...doc('Create Auto Moderation Rule', { 200: Rule }), params: GuildParams, body: CreateRule }, config: { rateLimit: MODERATION_WRITE } }, async (req) => {
-    return automod.create((await caller(req, ctx)).userId, req.params.guild_id, req.body);
+    return automod.create((await caller(req, ctx)).userId, req.params.guild_id, req.body, req.audit?.reason ?? null);
   });
   r.patch('/api/v10/guilds/:guild_id/auto-moderation/rules/:rule_id', { schema: { ...doc('Modify Auto Moderation Rule', { 200: Rule }), params: RuleParams, body: ModifyRule }, config: { rateLimit: MODERATION_WRITE } }, async (req) => {
-    return automod.modify((await caller(req, ctx)).userId, req.params.guild_id, req.params.rule_id, req.body);
+    return automod.modify((await caller(req, ctx)).userId, req.params.guild_id, req.params.rule_id, req.body, req.audit?.reason ?? null);
   });
   r.delete('/api/v10/guilds/:guild_id/auto-moderation/rules/:rule_id', { schema: { ...doc('Delete Auto Moderation Rule', { 204: NoContent }), params: RuleParams }, config: { rateLimit: MODERATION_WRITE } }, async (req, reply) => {
-    await automod.delete((await caller(req, ctx)).userId, req.params.guild_id, req.params.rule_id);
+    await automod.delete((await caller(req, ctx)).userId, req.params.guild_id, req.params.rule_id, req.audit?.reason ?? null);
     void reply.code(204);
   });
 
