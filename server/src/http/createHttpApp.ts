@@ -4,6 +4,7 @@ import type { ServerContext } from '../ServerContext.ts';
 import { ApiError, Errors } from './ApiError.ts';
 import { httpServerOptions } from './connectionLimits.ts';
 import { installRateLimits } from './rateLimitHooks.ts';
+import { lazyRequestLoggerFactory } from '../log/lazyRequestLogger.ts';
 import { isClientAbort, RequestLogController } from '../log/RequestLogController.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { lobbyRoutes } from './routes/lobbies.ts';
@@ -48,7 +49,7 @@ export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Bu
   // With a certificate (--tls-cert/--tls-key, or development mode's self-signed one) the same
   // listener speaks HTTPS, so the Gateway and the voice gateway upgrade to wss on it too.
   const transport = tls ? { https: { ...serverOptions.http, key: tls.key, cert: tls.cert } } : {};
-  const app = Fastify({ loggerInstance: ctx.log as FastifyBaseLogger, logController: new RequestLogController(), ...serverOptions, ...transport, bodyLimit: Limits.httpBodyMaxBytes, trustProxy: false }) as unknown as FastifyInstance;
+  const app = Fastify({ loggerInstance: ctx.log as FastifyBaseLogger, childLoggerFactory: lazyRequestLoggerFactory, logController: new RequestLogController(), ...serverOptions, ...transport, bodyLimit: Limits.httpBodyMaxBytes, trustProxy: false }) as unknown as FastifyInstance;
   // Before any route: every route gets a budget, keyed on the resolved principal (rateLimitHooks.ts).
   installRateLimits(app, ctx);
   // Before the API's own hooks: requests to <application_id>.<activity proxy host> are the activity's (issue 17).
