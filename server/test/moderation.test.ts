@@ -160,10 +160,10 @@ describe.each(databaseConfigs())('moderation on $name', ({ config }) => {
       const m1 = await t.req('POST', `/channels/${ch.body.id}/messages`, { ...as(member), body: { content: 'one' } });
       const m2 = await t.req('POST', `/channels/${ch.body.id}/messages`, { ...as(member), body: { content: 'two' } });
       const m3 = await t.req('POST', `/channels/${ch.body.id}/messages`, { ...as(member), body: { content: 'three' } });
-      await t.req('PUT', `/channels/${ch.body.id}/messages/pins/${m1.body.id}`, as(owner));
+      await t.req('PUT', `/channels/${ch.body.id}/messages/pins/${m1.body.id}`, { ...as(owner), headers: { 'x-audit-log-reason': 'pin it' } });
       await t.req('DELETE', `/channels/${ch.body.id}/messages/pins/${m1.body.id}`, as(owner));
-      await t.req('POST', `/channels/${ch.body.id}/messages/bulk-delete`, { ...as(owner), body: { messages: [m1.body.id, m2.body.id] } });
-      await t.req('DELETE', `/channels/${ch.body.id}/messages/${m3.body.id}`, as(owner));
+      await t.req('POST', `/channels/${ch.body.id}/messages/bulk-delete`, { ...as(owner), body: { messages: [m1.body.id, m2.body.id] }, headers: { 'x-audit-log-reason': 'spam' } });
+      await t.req('DELETE', `/channels/${ch.body.id}/messages/${m3.body.id}`, { ...as(owner), headers: { 'x-audit-log-reason': 'off topic' } });
       await t.req('DELETE', `/invites/${invite.body.code}`, as(owner));
       await t.req('DELETE', `/channels/${ch.body.id}`, as(owner));
 
@@ -180,10 +180,11 @@ describe.each(databaseConfigs())('moderation on $name', ({ config }) => {
       expect(byType(11).length).toBe(1);
       expect(byType(40)[0].changes).toEqual(expect.arrayContaining([{ key: 'code', new_value: invite.body.code }]));
       expect(byType(42)[0].changes).toEqual(expect.arrayContaining([{ key: 'code', old_value: invite.body.code }]));
-      expect(byType(74)[0]).toMatchObject({ target_id: member.userId, options: { channel_id: ch.body.id, message_id: m1.body.id } });
+      expect(byType(74)[0]).toMatchObject({ target_id: member.userId, reason: 'pin it', options: { channel_id: ch.body.id, message_id: m1.body.id } });
       expect(byType(75)[0]).toMatchObject({ target_id: member.userId, options: { channel_id: ch.body.id, message_id: m1.body.id } });
-      expect(byType(73)[0]).toMatchObject({ target_id: ch.body.id, options: { count: '2' } });
-      expect(byType(72)[0]).toMatchObject({ target_id: member.userId, options: { channel_id: ch.body.id, count: '1' } });
+      expect(byType(73)[0]).toMatchObject({ target_id: ch.body.id, reason: 'spam', options: { count: '2' } });
+      expect(byType(72)[0]).toMatchObject({ target_id: member.userId, reason: 'off topic', options: { channel_id: ch.body.id, count: '1' } });
+      expect(byType(75)[0].reason).toBeUndefined();
       expect(byType(12)[0]).toMatchObject({ target_id: ch.body.id, changes: expect.arrayContaining([{ key: 'name', old_value: 'logs' }]) });
       expect(all.users.map((u: { id: string }) => u.id)).toEqual(expect.arrayContaining([owner.userId, member.userId]));
       // Newest first; the event reached the session holding VIEW_AUDIT_LOG with GUILD_MODERATION.
@@ -275,7 +276,7 @@ describe.each(databaseConfigs())('moderation on $name', ({ config }) => {
     it('needs MANAGE_CHANNELS only when the caller is not connected; 500 characters; events, audit 192/193, start time, op 43', async () => {
       // The member may set the status but not manage channels.
       await t.server.store.database.db.updateTable('guild_channels').set({ permission_overwrites: JSON.stringify([{ id: member.userId, type: 1, allow: Permission.SetVoiceChannelStatus.toString(), deny: '0' }]) }).where('id', '=', voiceId).execute();
-      const put = (who: { token: string }, status: string | null) => t.req('PUT', `/channels/${voiceId}/voice-status`, { ...as(who), body: { status } });
+      const put = (who: { token: string }, status: string | null, reason?: string) => t.req('PUT', `/channels/${voiceId}/voice-status`, { ...as(who), body: { status }, ...(reason ? { headers: { 'x-audit-log-reason': reason } } : {}) });
       const notConnected = await put(member, 'gaming');
       expect([notConnected.status, notConnected.body.code]).toEqual([403, 50013]);
 
@@ -295,12 +296,12 @@ describe.each(databaseConfigs())('moderation on $name', ({ config }) => {
       const info = await watcher.next((f) => f.t === 'CHANNEL_INFO');
       expect(info.d.channels.find((c: { id: string }) => c.id === voiceId)).toEqual({ id: voiceId, status: 'raiding the castle', voice_start_time: started.d.voice_start_time });
       expect((await put(member, 'x'.repeat(500))).status).toBe(204);
-      expect((await put(member, null)).status).toBe(204);
+      expect((await put(member, null, 'quiet now')).status).toBe(204);
       await watcher.next((f) => f.t === 'VOICE_CHANNEL_STATUS_UPDATE' && f.d.status === null);
 
       const s192 = (await auditOf('?action_type=192')).body.audit_log_entries;
       expect(s192[s192.length - 1]).toMatchObject({ action_type: 192, target_id: voiceId, user_id: member.userId, options: { status: 'raiding the castle' } });
-      expect((await auditOf('?action_type=193')).body.audit_log_entries[0]).toMatchObject({ action_type: 193, target_id: voiceId, user_id: member.userId });
+      expect((await auditOf('?action_type=193')).body.audit_log_entries[0]).toMatchObject({ action_type: 193, target_id: voiceId, user_id: member.userId, reason: 'quiet now' });
 
       // Leaving empties the call: the start time is cleared.
       gw.send({ op: 4, d: { guild_id: guildId, channel_id: null, self_mute: false, self_deaf: false } });
