@@ -60,6 +60,14 @@ describe('lazy request logger', () => {
     expect(c.parent.level).toBe('warn');
   });
 
+  it('a route with its own level gets a real child at once, writing at that level', () => {
+    const c = capture('warn');
+    const log = lazyRequestLoggerFactory(c.parent, { reqId: 'req-10' }, { level: 'debug' });
+    expect(c.children()).toBe(1);
+    log.debug('route-level debug');
+    expect(c.lines.map((l) => [l.msg, l.reqId])).toEqual([['route-level debug', 'req-10']]);
+  });
+
   it('a real server at debug still writes each request line with its request ID', async () => {
     const lines: Record<string, unknown>[] = [];
     const t = await startTestServer({ logLevel: 'debug', logSink: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });

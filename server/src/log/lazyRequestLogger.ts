@@ -59,7 +59,11 @@ export class LazyRequestLogger implements FastifyBaseLogger {
   }
 }
 
-/** Fastify's `childLoggerFactory`: every request's logger is lazy. */
+/**
+ * Fastify's `childLoggerFactory`: every request's logger is lazy, except on a route with its own
+ * `logLevel`, whose child must exist to answer at that level.
+ */
 export function lazyRequestLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  if (options.level !== undefined) return logger.child(bindings, options);
   return new LazyRequestLogger(logger, bindings, options);
 }
