@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Metadata } from '@social-layer/protocol';
 import { type Database, type LobbiesTable, type LobbyMembersTable, type UsersTable, toMs } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
+import { PreparedQuery } from './preparedQuery.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -20,6 +21,10 @@ export interface MemberUpsert {
   additionalName?: string | null;
 }
 
+/** Every lobby request's reads (storage/preparedQuery.ts). */
+const lobbyById = new PreparedQuery(1, (db, id: string) => db.selectFrom('lobbies').selectAll().where('id', '=', id));
+const rosterOf = new PreparedQuery(1, (db, lobbyId: string) => db.selectFrom('lobby_members').select(['user_id', 'additional_name']).where('lobby_id', '=', lobbyId));
+
 export class LobbyRepo {
   constructor(private readonly db: Kysely<Database>, private readonly ids: SnowflakeGenerator) {}
 
@@ -29,7 +34,7 @@ export class LobbyRepo {
   }
 
   get(id: string, db: Db = this.db): Promise<LobbiesTable | undefined> {
-    return db.selectFrom('lobbies').selectAll().where('id', '=', id).executeTakeFirst();
+    return lobbyById.first(this.db, db, id);
   }
 
   findBySecret(applicationId: string, secret: string, db: Db = this.db): Promise<LobbiesTable | undefined> {
@@ -77,7 +82,7 @@ export class LobbyRepo {
    * ordering. sendMessage checks membership in this list instead of reading the member first.
    */
   roster(lobbyId: string, db: Db = this.db): Promise<Pick<LobbyMembersTable, 'user_id' | 'additional_name'>[]> {
-    return db.selectFrom('lobby_members').select(['user_id', 'additional_name']).where('lobby_id', '=', lobbyId).execute();
+    return rosterOf.all(this.db, db, lobbyId);
   }
 
   /**

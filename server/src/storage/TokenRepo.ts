@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { hashSecret, newSecret } from '../auth/secrets.ts';
 import { type Database, toMs } from './schema.ts';
+import { PreparedQuery } from './preparedQuery.ts';
 
 export interface TokenGrant {
   userId: string;
@@ -15,6 +16,9 @@ export interface IssuedPair {
   accessToken: string;
   refreshToken: string;
 }
+
+/** Every authenticated request's first read (storage/preparedQuery.ts). */
+const byHash = new PreparedQuery(1, (db, hash: string) => db.selectFrom('access_tokens').selectAll().where('token_hash', '=', hash));
 
 export class TokenRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -35,7 +39,7 @@ export class TokenRepo {
 
   /** The grant behind a live token; expired and unknown tokens both give undefined. */
   async resolve(token: string, now = Date.now()): Promise<TokenGrant | undefined> {
-    const row = await this.db.selectFrom('access_tokens').selectAll().where('token_hash', '=', hashSecret(token)).executeTakeFirst();
+    const row = await byHash.first(this.db, this.db, hashSecret(token));
     if (!row) return undefined;
     const expiresAt = toMs(row.expires_at)!;
     if (expiresAt <= now) return undefined;

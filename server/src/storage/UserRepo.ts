@@ -4,6 +4,7 @@ import type { User } from '@social-layer/protocol';
 import type { Database, UsersTable } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
 import { primaryGuildWire } from '../guilds/primaryGuildWire.ts';
+import { PreparedQuery } from './preparedQuery.ts';
 
 export function userToWire(row: UsersTable): User {
   return {
@@ -19,11 +20,14 @@ export function userToWire(row: UsersTable): User {
   };
 }
 
+/** The most frequent read there is (storage/preparedQuery.ts). */
+const byId = new PreparedQuery(1, (db, id: string) => db.selectFrom('users').selectAll().where('id', '=', id));
+
 export class UserRepo {
   constructor(private readonly db: Kysely<Database>, private readonly ids: SnowflakeGenerator) {}
 
   async get(id: string): Promise<UsersTable | undefined> {
-    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return byId.first(this.db, this.db, id);
   }
 
   async getMany(ids: readonly string[]): Promise<Map<string, UsersTable>> {
