@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cleanupTempDirs, RawGateway, startTestServer, type TestServer } from './harness.ts';
 
 let t: TestServer;
@@ -200,6 +200,33 @@ describe('lobby dispatches', () => {
       clearInterval(heart);
       a.ws.close(1000);
     }
+  });
+
+  it('runs a lobby\'s idle clock from its members\' connections: the last to disconnect starts it, a connect stops it', async () => {
+    const lobby = (await t.req('PUT', '/lobbies', { token: bob.token, body: { secret: 'gw-idle-clock' } })).body;
+    await t.req('PUT', '/lobbies', { token: alice.token, body: { secret: 'gw-idle-clock' } });
+    const idleSince = async () => (await t.server.store.lobbies.get(lobby.id))?.idle_since ?? null;
+    const a = await RawGateway.open(t.server);
+    const b = await RawGateway.open(t.server);
+    const again = await RawGateway.open(t.server);
+    try {
+      await a.identify(alice.token);
+      await vi.waitFor(async () => expect(await idleSince()).toBeNull());
+      await b.identify(bob.token);
+      // Alice leaves; Bob is still connected, so the clock stays stopped.
+      a.ws.close(1000);
+      await b.next((f) => f.t === 'LOBBY_MEMBER_UPDATE' && f.d.lobby_id === lobby.id && f.d.member.id === alice.userId && f.d.member.connected === false);
+      expect(await idleSince()).toBeNull();
+      const before = Date.now();
+      b.ws.close(1000);
+      await vi.waitFor(async () => expect(Number(await idleSince())).toBeGreaterThanOrEqual(before));
+      await again.identify(alice.token);
+      await vi.waitFor(async () => expect(await idleSince()).toBeNull());
+    } finally {
+      for (const g of [a, b, again]) g.ws.close(1000);
+    }
+    // Both gone again: the clock runs, so the next test starts with nobody connected.
+    await vi.waitFor(async () => expect(await idleSince()).not.toBeNull());
   });
 
   it('deletes a lobby when nobody has been connected for its idle timeout', async () => {

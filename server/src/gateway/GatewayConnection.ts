@@ -137,7 +137,7 @@ export class GatewayConnection {
     const meta = { kind: identity.kind, intents: (intents as number | undefined) ?? 0, capabilities: typeof capabilities === 'number' && Number.isInteger(capabilities) ? capabilities : 0 };
     await this.hub.register(session, meta);
     // Guild dispatches filtered by this session's intents and capabilities; READY lists the guilds as unavailable.
-    await this.hub.guilds?.attach(session, meta.intents, meta.capabilities);
+    await this.hub.guilds?.attach(session, meta.intents, meta.capabilities, identity.user.bot === true);
     const guilds = this.hub.guilds ? await this.hub.guilds.readyGuilds(identity.user.id) : [];
     const ready: ReadyData = {
       v: GATEWAY_VERSION,

@@ -196,7 +196,7 @@ export class GatewayServer {
     }
     session.onFrame = (s, frame, u) => this.storeFrame(session, s, frame, u);
     session.restore(restored.frames, restored.missed, restored.seen);
-    await this.guilds?.attach(session, claimed.intents, claimed.capabilities);
+    await this.guilds?.attach(session, claimed.intents, claimed.capabilities, identity.user.bot === true);
     return session;
   }
 

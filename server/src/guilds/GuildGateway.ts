@@ -99,10 +99,13 @@ export class GuildGateway {
     return (await this.services.store.guilds.ofUser(userId, { limit: 2500 })).map((g) => ({ id: g.id, unavailable: true }));
   }
 
-  /** Subscribes the session to its user's guild topic with its intent and capability filter. */
-  async attach(session: Session, intents: number, capabilities: number): Promise<void> {
+  /**
+   * Subscribes the session to its user's guild topic with its intent and capability filter.
+   * `bot`: whether the user is a bot, when the caller already read the user (Identify did).
+   */
+  async attach(session: Session, intents: number, capabilities: number, bot?: boolean): Promise<void> {
     // Known before the first dispatch can arrive, so no message slips past the content rule.
-    const bot = (await this.services.store.users.get(session.userId))?.is_bot === 1;
+    bot ??= (await this.services.store.users.get(session.userId))?.is_bot === 1;
     // The portal toggle turns obfuscation on for every bot session of the application.
     const app = await this.services.store.applications.get(session.applicationId);
     if (bot && app?.channel_obfuscation === 1) capabilities |= CAPABILITY_CHANNEL_OBFUSCATION;

@@ -176,13 +176,21 @@ export class LobbyService {
 
   /** The user's name or connection changed: every co-member of every lobby hears of it. */
   async announceUserChange(applicationId: string, userId: string): Promise<void> {
+    await this.announceIn(applicationId, userId);
+  }
+
+  /** announceUserChange, answering each of the user's lobbies with the members it told. */
+  private async announceIn(applicationId: string, userId: string): Promise<{ lobbyId: string; memberIds: string[] }[]> {
+    const told: { lobbyId: string; memberIds: string[] }[] = [];
     for (const lobby of await this.store.lobbies.forUser(userId, applicationId)) {
       const view = await this.view(lobby.id, lobby);
       // The flag as it is now, not as the view read it before its awaits: when a user's online and
       // offline announcements interleave, both publish the current state, so the last word is right.
       const member = { ...view.member(userId), connected: this.connections.isConnected(applicationId, userId) };
       this.publishTo(view.memberIds, applicationId, DispatchEvent.LobbyMemberUpdate, { lobby_id: lobby.id, member });
+      told.push({ lobbyId: lobby.id, memberIds: view.memberIds });
     }
+    return told;
   }
 
   /** A lobby as its member (or the owning application's bot) sees it. */
@@ -356,11 +364,9 @@ export class LobbyService {
   }
 
   private async onConnectionChange(applicationId: string, userId: string): Promise<void> {
-    await this.announceUserChange(applicationId, userId);
-    for (const lobby of await this.store.lobbies.forUser(userId, applicationId)) {
-      const members = await this.store.lobbies.members(lobby.id);
-      await this.refreshIdle(lobby.id, applicationId, members.map((m) => m.user_id));
-    }
+    // The lobbies and members the announcement read serve the idle clocks too (they were read
+    // again here: the user's lobbies and every member of each, on every connect and disconnect).
+    for (const { lobbyId, memberIds } of await this.announceIn(applicationId, userId)) await this.refreshIdle(lobbyId, applicationId, memberIds);
   }
 
   /** Starts the idle clock when nobody is connected, and stops it when someone is. */
