@@ -366,6 +366,7 @@ export class LobbyService {
   private async onConnectionChange(applicationId: string, userId: string): Promise<void> {
     // The lobbies and members the announcement read serve the idle clocks too (they were read
     // again here: the user's lobbies and every member of each, on every connect and disconnect).
+    // A connected member who joins meanwhile is safe: sweepIdle checks the members again first.
     for (const { lobbyId, memberIds } of await this.announceIn(applicationId, userId)) await this.refreshIdle(lobbyId, applicationId, memberIds);
   }
 
