@@ -62,6 +62,23 @@ describe.each(databaseConfigs())('prepared queries on $name', ({ config }) => {
     await expect(ignoring.all(db, db, 'x')).rejects.toThrow(/argument 0 is not a bound parameter/);
   });
 
+  it('guild IDs of a user for Identify: numeric order (shorter first), at most the limit, as the paged list has them', async () => {
+    const db = store.database.db;
+    const u = await player(7);
+    const other = await player(8);
+    const made = await store.guilds.create(db, { name: 'G', ownerId: u.id, everyonePermissions: '0' });
+    // Same row under IDs of other lengths, so text order and numeric order differ.
+    for (const id of ['9', '10', '100000000000000000000'.slice(0, 19)]) await db.insertInto('guilds').values({ ...made, id }).execute();
+    for (const id of [made.id, '9', '10', '1000000000000000000']) await store.guildMembers.add(db, id, u.id);
+    await store.guildMembers.add(db, '10', other.id);
+    const numeric = ['9', '10', '1000000000000000000', made.id].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+    expect(await store.guilds.idsOfUser(u.id, 2500)).toEqual(numeric);
+    expect(await store.guilds.idsOfUser(u.id, 2)).toEqual(numeric.slice(0, 2));
+    expect((await store.guilds.ofUser(u.id, { limit: 2500 })).map((g) => g.id)).toEqual(numeric);
+    expect(await store.guilds.idsOfUser(other.id, 2500)).toEqual(['10']);
+    expect(await store.guilds.idsOfUser('1', 2500)).toEqual([]);
+  });
+
   it('the repos that use it: token, user, lobby and roster reads', async () => {
     const a = await player(5);
     const b = await player(6);

@@ -96,7 +96,7 @@ export class GuildGateway {
 
   /** READY `guilds`: every guild the user is in, as Unavailable Guild objects; GUILD_CREATE follows. */
   async readyGuilds(userId: string): Promise<{ id: string; unavailable: true }[]> {
-    return (await this.services.store.guilds.ofUser(userId, { limit: 2500 })).map((g) => ({ id: g.id, unavailable: true }));
+    return (await this.services.store.guilds.idsOfUser(userId, 2500)).map((id) => ({ id, unavailable: true }));
   }
 
   /**

@@ -3,8 +3,12 @@ import type { Database } from './schema.ts';
 import type { GuildChannelsTable, GuildRolesTable, GuildsTable } from './guildSchema.ts';
 import './guildSchema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
+import { PreparedQuery } from './preparedQuery.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** Identify's guild list: the member rows' guild IDs by the user index (a member row's guild exists: cascade). */
+const guildIdsOfUser = new PreparedQuery(1, (db, userId: string) => db.selectFrom('guild_members').select('guild_id').where('user_id', '=', userId));
 
 /** Guilds with their channels and roles (the members live in GuildMemberRepo). */
 export class GuildRepo {
@@ -53,6 +57,16 @@ export class GuildRepo {
     await db.deleteFrom('guild_roles').where('guild_id', '=', id).execute();
     await db.deleteFrom('guild_channels').where('guild_id', '=', id).execute();
     await db.deleteFrom('guilds').where('id', '=', id).execute();
+  }
+
+  /**
+   * The IDs of the guilds a user is in, in ID order (numeric: shorter first), at most `limit`.
+   * Identify needs only these; ordering in the query made SQLite build a temporary B-tree, the
+   * costliest of Identify's statements (about 73 µs inside a request).
+   */
+  async idsOfUser(userId: string, limit: number): Promise<string[]> {
+    const ids = (await guildIdsOfUser.all(this.db, this.db, userId)).map((r) => r.guild_id);
+    return ids.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)).slice(0, limit);
   }
 
   /** The guilds a user is a member of, in ID order, with paging by ID as the public route does. */
