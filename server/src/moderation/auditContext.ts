@@ -7,7 +7,7 @@
  *
  * Why explicit and not an AsyncLocalStorage: on Node 20 a store that was ever entered installs a
  * promise hook for the whole process, so every promise of every request, Gateway session and
- * fan-out paid for it (7-15% of a lobby request's CPU, tools/README.md "Ninth session").
+ * fan-out paid for it (11-15% of a small request's CPU when it went, tools/README.md "Ninth session").
  */
 export interface AuditScope {
   reason: string | null;

@@ -25,6 +25,9 @@ export interface MemberUpsert {
 const lobbyById = new PreparedQuery(1, (db, id: string) => db.selectFrom('lobbies').selectAll().where('id', '=', id));
 const rosterOf = new PreparedQuery(1, (db, lobbyId: string) => db.selectFrom('lobby_members').select(['user_id', 'additional_name']).where('lobby_id', '=', lobbyId));
 
+/** The user columns membersWithUsers reads: what userToWire needs, not the account's moderation fields. */
+export type UserWireColumns = Omit<UsersTable, 'premium_type' | 'banned_until' | 'restricted_from'>;
+
 export class LobbyRepo {
   constructor(private readonly db: Kysely<Database>, private readonly ids: SnowflakeGenerator) {}
 
@@ -92,7 +95,7 @@ export class LobbyRepo {
    * 20-column row property by property and the spread copied it again. Now only those columns,
    * mapped field by field.
    */
-  async membersWithUsers(lobbyId: string, db: Db = this.db): Promise<{ member: LobbyMembersTable; user: UsersTable | undefined }[]> {
+  async membersWithUsers(lobbyId: string, db: Db = this.db): Promise<{ member: LobbyMembersTable; user: UserWireColumns | undefined }[]> {
     const rows = await db
       .selectFrom('lobby_members as m')
       .leftJoin('users as u', 'u.id', 'm.user_id')
