@@ -203,7 +203,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   configureAttachmentStore({ dataDir, ...(options.attachmentsS3 ? { s3: options.attachmentsS3 } : {}) });
   // Before anything opens: production refuses a self-signed certificate here.
   const tls = await resolveTls(options.tls, { dataDir, dev: options.dev === true, host: options.host ?? '127.0.0.1' });
-  const database = await openDatabase(options.database ?? { dialect: 'sqlite', file: join(dataDir, 'social-layer.sqlite') });
+  const onCheckpointFallback = (reason: string) => log.warn({ reason }, 'SQLite checkpoints are back on the event loop');
+  const databaseConfig = options.database ?? { dialect: 'sqlite', file: join(dataDir, 'social-layer.sqlite') };
+  const database = await openDatabase(databaseConfig.dialect === 'sqlite' ? { onCheckpointFallback, ...databaseConfig } : databaseConfig);
   const store = new Store(database);
   // The cluster's modules (ioredis and what is built on it) are loaded only with Redis.
   const cluster = options.redisUrl ? await loadRedisParts() : null;

@@ -17,7 +17,8 @@ export function dataDir(value: unknown): string {
 /** The database the server uses: PostgreSQL when a URL is given (or in the environment), else the SQLite file in the data folder. */
 export function databaseConfig(values: Record<string, unknown>): DatabaseConfig {
   const url = typeof values['database-url'] === 'string' ? values['database-url'] : process.env.SOCIAL_LAYER_DATABASE_URL;
-  return url ? { dialect: 'postgres', connectionString: url } : { dialect: 'sqlite', file: join(dataDir(values.data), 'social-layer.sqlite') };
+  // Inline checkpoints: a command's run is too short to be worth a thread.
+  return url ? { dialect: 'postgres', connectionString: url } : { dialect: 'sqlite', file: join(dataDir(values.data), 'social-layer.sqlite'), checkpoints: 'inline' };
 }
 
 /**

@@ -6,14 +6,31 @@ import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { SchemaScopedPostgresDialect } from './schemaScopedDialect.ts';
 import { withStatementCache } from './statementCache.ts';
+import { WalCheckpointer } from './walCheckpointer.ts';
 
 export type DatabaseConfig =
-  | { dialect: 'sqlite'; file: string }
+  | {
+      dialect: 'sqlite';
+      file: string;
+      /**
+       * Where WAL checkpoints run: 'background' (default for a file) on a worker thread of their
+       * own, so no commit stalls the event loop copying the WAL back (walCheckpointer.ts);
+       * 'inline' as SQLite does by default, in the commit that fills the WAL (the CLI's short
+       * runs, where a thread is not worth starting).
+       */
+      checkpoints?: 'background' | 'inline';
+      /** How often the background checkpoint runs. Default 500 ms. */
+      checkpointIntervalMs?: number;
+      /** Told when the checkpoint worker fails and the main connection checkpoints again. */
+      onCheckpointFallback?: (reason: string) => void;
+    }
   | { dialect: 'postgres'; connectionString: string; schema?: string };
 
 export interface OpenDatabase {
   db: Kysely<Database>;
   dialect: DatabaseConfig['dialect'];
+  /** SQLite files only: the thread that checkpoints the WAL (absent when checkpoints are inline). */
+  checkpointer?: WalCheckpointer;
   close(): Promise<void>;
 }
 
@@ -21,6 +38,7 @@ export interface OpenDatabase {
 export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase> {
   let db: Kysely<Database>;
   let migrationTableSchema: string | undefined;
+  let checkpointer: WalCheckpointer | undefined;
   if (config.dialect === 'sqlite') {
     if (config.file !== ':memory:') mkdirSync(join(config.file, '..'), { recursive: true });
     const sqlite = new BetterSqlite3(config.file);
@@ -32,6 +50,12 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    if (config.file !== ':memory:' && config.checkpoints !== 'inline') {
+      checkpointer = new WalCheckpointer(sqlite, config.file, {
+        ...(config.checkpointIntervalMs !== undefined ? { intervalMs: config.checkpointIntervalMs } : {}),
+        ...(config.onCheckpointFallback ? { onFallback: config.onCheckpointFallback } : {}),
+      });
+    }
   } else {
     // Loaded only for PostgreSQL: a server on SQLite never holds the driver (about 14 MB).
     const { default: pg } = await import('pg');
@@ -57,9 +81,15 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase
   // Name the schema of kysely's own tables, so they live beside ours (and see schemaScopedDialect.ts).
   const migrator = new Migrator({ db, provider: migrationProvider, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const { error } = await migrator.migrateToLatest();
-  if (error) {
+  // The checkpoint worker's connection closes first: the main connection, closing last, then
+  // checkpoints what is left and removes the WAL.
+  const close = async () => {
+    await checkpointer?.close();
     await db.destroy();
+  };
+  if (error) {
+    await close();
     throw error instanceof Error ? error : new Error(String(error));
   }
-  return { db, dialect: config.dialect, close: () => db.destroy() };
+  return { db, dialect: config.dialect, close, ...(checkpointer ? { checkpointer } : {}) };
 }
