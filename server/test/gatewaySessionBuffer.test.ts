@@ -26,6 +26,18 @@ describe('Session Resume buffer', () => {
     expect(s.framesAfter(7)).toBe('invalid-seq');
   });
 
+  it('READY is not kept: a Resume from seq 0 is lost, one from READY on gets everything after it', () => {
+    const { s, wire } = session();
+    s.sendReady('{"v":10,"session_id":"sid"}');
+    expect(s.framesAfter(0)).toBe('lost');
+    expect(s.framesAfter(1)).toEqual([]);
+    s.dispatch({ t: 'PRESENCE_UPDATE', json: '{"status":"online"}' });
+    expect(wire.map((f) => JSON.parse(f).s)).toEqual([1, 2]);
+    expect(JSON.parse(wire[0]!).t).toBe('READY');
+    expect(s.framesAfter(1)).toEqual([wire[1]]);
+    expect(s.framesAfter(0)).toBe('lost');
+  });
+
   it('frames restored from another node come back as they were, followed by what this node sent', () => {
     const { s, wire } = session();
     const restored = [

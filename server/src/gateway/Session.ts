@@ -90,24 +90,32 @@ export class Session {
     for (const d of early) this.dispatch(d);
   }
 
-  /** Sends READY first, then whatever was published while READY was being built. */
+  /**
+   * Sends READY first, then whatever was published while READY was being built. READY is
+   * numbered (s = 1) but not kept for Resume: only a client that got READY knows the session_id
+   * a Resume needs, so no Resume ever asks for it (one that claims seq 0 is told its frames are
+   * lost and identifies again). Kept, each session held its READY payload until its first
+   * heartbeat, up to 41 s: 450 bytes for a player with no guilds, far more for a bot's.
+   */
   sendReady(json: string): void {
-    this.send('READY', json);
+    this.send('READY', json, undefined, false);
     const early = this.early ?? [];
     this.early = null;
     for (const d of early) this.send(d.t, d.json);
   }
 
-  send(t: string, json: string, u?: string): void {
+  send(t: string, json: string, u?: string, keep = true): void {
     if (this.closed) return;
     const s = ++this.seq;
     const frame = dispatchFrame(t, s, json);
     // Stored before the socket write, in the same tick: a node killed after writing to the socket
     // has handed the store its copy too.
     this.onFrame?.(s, frame, u ?? '');
-    this.buffer.push({ s, t, json });
-    // A client that stays away too long loses its oldest frames; its Resume then fails (see framesAfter).
-    if (this.buffer.length > this.maxBuffered) this.buffer.shift();
+    if (keep) {
+      this.buffer.push({ s, t, json });
+      // A client that stays away too long loses its oldest frames; its Resume then fails (see framesAfter).
+      if (this.buffer.length > this.maxBuffered) this.buffer.shift();
+    }
     this.socketSend?.(frame);
   }
 
