@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import {
   DispatchEvent,
@@ -10,6 +11,7 @@ import {
 } from '@social-layer/protocol';
 import type { GatewayServer } from './GatewayServer.ts';
 import { Session } from './Session.ts';
+import { beforeWrite } from './writeCoalescer.ts';
 
 /** Bits 0-25 are the documented intents (protocols.md 1.10); anything above is invalid (4013). */
 const VALID_INTENT_MASK = (1 << 26) - 1;
@@ -28,6 +30,8 @@ export class GatewayConnection {
   constructor(
     private readonly hub: GatewayServer,
     private readonly socket: WebSocket,
+    /** The TCP (or TLS) socket under `socket`, corked by writeCoalescer.ts in a burst. */
+    private readonly raw: Duplex,
     private readonly resumeUrl: string,
   ) {
     socket.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
@@ -300,7 +304,13 @@ export class GatewayConnection {
     this.sendFrame(JSON.stringify(payload));
   }
 
+  /** writeCoalescer.ts's record of this socket's turns. */
+  lastTurn = -1;
+  corkedTurn = -1;
+
   private sendFrame(frame: string): void {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(frame);
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    beforeWrite(this, this.raw);
+    this.socket.send(frame);
   }
 }

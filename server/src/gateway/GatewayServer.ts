@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { GATEWAY_VERSION, GatewayCloseCode, type ReadyData, type User } from '@social-layer/protocol';
 import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
@@ -83,7 +84,7 @@ export class GatewayServer {
         else this.socketsPerAddress.set(address, left);
       };
       socket.once('close', release);
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req, url));
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, socket, req, url));
     });
     if (options.shared) this.unsubscribeRelease = bus.subscribe(RELEASE_TOPIC, (d) => this.onRelease(d.t, d.json));
   }
@@ -111,7 +112,7 @@ export class GatewayServer {
     return this.options.authenticate(token.replace(/^(Bearer|Bot)\s+/i, ''));
   }
 
-  private accept(ws: WebSocket, req: IncomingMessage, url: URL): void {
+  private accept(ws: WebSocket, raw: Duplex, req: IncomingMessage, url: URL): void {
     const v = url.searchParams.get('v');
     const encoding = url.searchParams.get('encoding');
     if (v !== null && Number(v) !== GATEWAY_VERSION && Number(v) !== 9) {
@@ -122,7 +123,7 @@ export class GatewayServer {
       ws.close(GatewayCloseCode.DecodeError, 'Only encoding=json is supported');
       return;
     }
-    const conn = new GatewayConnection(this, ws, this.options.publicWsUrl());
+    const conn = new GatewayConnection(this, ws, raw, this.options.publicWsUrl());
     this.connections_.add(conn);
     ws.on('close', () => this.connections_.delete(conn));
   }
