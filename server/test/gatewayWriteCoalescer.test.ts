@@ -5,7 +5,7 @@
  */
 import { createServer, connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { beforeWrite } from '../src/gateway/writeCoalescer.ts';
+import { beforeWrite, flushNow } from '../src/gateway/writeCoalescer.ts';
 import { cleanupTempDirs, RawGateway, startTestServer, type TestServer } from './harness.ts';
 
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
@@ -56,6 +56,33 @@ describe('write coalescing', () => {
       server.write('d');
       expect(server.writableCorked).toBe(0);
       await expect.poll(received).toBe('abcd');
+    } finally {
+      close();
+    }
+  });
+
+  it('flushNow sends what the turn corked at once (a closing connection), and the end of the turn leaves it be', async () => {
+    const { server, received, close } = await socketPair();
+    try {
+      const turns = { lastTurn: -1, corkedTurn: -1 };
+      // Nothing corked yet: nothing to do.
+      flushNow(turns, server);
+      expect(server.writableCorked).toBe(0);
+      beforeWrite(turns, server);
+      server.write('a');
+      beforeWrite(turns, server);
+      server.write('b');
+      expect(server.writableLength).toBe(1);
+      flushNow(turns, server);
+      expect(server.writableCorked).toBe(0);
+      expect(server.writableLength).toBe(0);
+      // A later frame in the same turn is corked again, and the turn's end flushes it.
+      beforeWrite(turns, server);
+      server.write('c');
+      expect(server.writableCorked).toBe(1);
+      await nextTurn();
+      expect(server.writableCorked).toBe(0);
+      await expect.poll(received).toBe('abc');
     } finally {
       close();
     }

@@ -11,7 +11,7 @@ import {
 } from '@social-layer/protocol';
 import type { GatewayServer } from './GatewayServer.ts';
 import { Session } from './Session.ts';
-import { beforeWrite } from './writeCoalescer.ts';
+import { beforeWrite, flushNow } from './writeCoalescer.ts';
 
 /** Bits 0-25 are the documented intents (protocols.md 1.10); anything above is invalid (4013). */
 const VALID_INTENT_MASK = (1 << 26) - 1;
@@ -47,6 +47,7 @@ export class GatewayConnection {
     this.closing = true;
     this.clearTimers();
     this.socket.close(code, reason);
+    flushNow(this, this.raw);
   }
 
   /** Asks the client to reconnect and resume elsewhere (server shutdown). */

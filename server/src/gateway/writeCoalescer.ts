@@ -47,3 +47,14 @@ export function beforeWrite(turns: WriteTurns, socket: Duplex): void {
     corked.push(socket);
   }
 }
+
+/**
+ * Flushes now what this turn corked on `socket` (a connection closing: its last frames and the
+ * close frame leave before anything can destroy the socket). The end of the turn's uncork is then
+ * a no-op: a stream that is not corked ignores `uncork`.
+ */
+export function flushNow(turns: WriteTurns, socket: Duplex): void {
+  if (turns.corkedTurn !== turn) return;
+  turns.corkedTurn = -1;
+  socket.uncork();
+}
