@@ -112,7 +112,7 @@ export class WalCheckpointer {
     return this.fellBack;
   }
 
-  /** One checkpoint now, on the worker (tests; an operator's flush). */
+  /** One checkpoint now, on the worker (or on the main connection once the worker is gone); the tests use it. */
   checkpointNow(): Promise<CheckpointResult> {
     if (this.fellBack || this.closing) {
       // The worker is gone: the main connection checkpoints, as it would on its own.
