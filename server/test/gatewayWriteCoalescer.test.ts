@@ -5,10 +5,16 @@
  */
 import { createServer, connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { beforeWrite, flushNow } from '../src/gateway/writeCoalescer.ts';
+import { beforeWrite, flushNow, type WriteTurns } from '../src/gateway/writeCoalescer.ts';
 import { cleanupTempDirs, RawGateway, startTestServer, type TestServer } from './harness.ts';
 
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
+
+/** What GatewayConnection.sendFrame does: coalesce, then write. */
+function write(turns: WriteTurns, socket: Socket, text: string): void {
+  beforeWrite(turns, socket);
+  socket.write(text);
+}
 
 /** A connected loopback pair: the server's end (written to) and everything the client end has read. */
 async function socketPair(): Promise<{ server: Socket; received: () => string; close: () => void }> {
@@ -36,15 +42,12 @@ describe('write coalescing', () => {
     const { server, received, close } = await socketPair();
     try {
       const turns = { lastTurn: -1, corkedTurn: -1 };
-      beforeWrite(turns, server);
-      server.write('a');
+      write(turns, server, 'a');
       // Gone to the kernel already: nothing waits in the stream.
       expect(server.writableCorked).toBe(0);
       expect(server.writableLength).toBe(0);
-      beforeWrite(turns, server);
-      server.write('b');
-      beforeWrite(turns, server);
-      server.write('c');
+      write(turns, server, 'b');
+      write(turns, server, 'c');
       // Corked once, not once per frame; both frames wait for the end of the turn.
       expect(server.writableCorked).toBe(1);
       expect(server.writableLength).toBe(2);
@@ -52,8 +55,7 @@ describe('write coalescing', () => {
       expect(server.writableCorked).toBe(0);
       expect(server.writableLength).toBe(0);
       // A new turn: its first frame goes at once again.
-      beforeWrite(turns, server);
-      server.write('d');
+      write(turns, server, 'd');
       expect(server.writableCorked).toBe(0);
       await expect.poll(received).toBe('abcd');
     } finally {
@@ -68,17 +70,14 @@ describe('write coalescing', () => {
       // Nothing corked yet: nothing to do.
       flushNow(turns, server);
       expect(server.writableCorked).toBe(0);
-      beforeWrite(turns, server);
-      server.write('a');
-      beforeWrite(turns, server);
-      server.write('b');
+      write(turns, server, 'a');
+      write(turns, server, 'b');
       expect(server.writableLength).toBe(1);
       flushNow(turns, server);
       expect(server.writableCorked).toBe(0);
       expect(server.writableLength).toBe(0);
       // A later frame in the same turn is corked again, and the turn's end flushes it.
-      beforeWrite(turns, server);
-      server.write('c');
+      write(turns, server, 'c');
       expect(server.writableCorked).toBe(1);
       await nextTurn();
       expect(server.writableCorked).toBe(0);
@@ -92,10 +91,8 @@ describe('write coalescing', () => {
     const { server, close } = await socketPair();
     try {
       const turns = { lastTurn: -1, corkedTurn: -1 };
-      beforeWrite(turns, server);
-      server.write('a');
-      beforeWrite(turns, server);
-      server.write('b');
+      write(turns, server, 'a');
+      write(turns, server, 'b');
       expect(server.writableCorked).toBe(1);
       server.destroy();
       await nextTurn();
