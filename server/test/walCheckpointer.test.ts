@@ -30,7 +30,6 @@ afterEach(async () => {
 async function open(extra: { checkpointIntervalMs?: number; checkpoints?: 'background' | 'inline'; onCheckpointFallback?: (r: string) => void } = {}): Promise<OpenDatabase> {
   const d = await openDatabase({ dialect: 'sqlite', file, ...extra });
   opened.push(d);
-  await d.checkpointer?.ready;
   return d;
 }
 
@@ -116,7 +115,7 @@ describe('WAL checkpoints on a worker thread', () => {
     expect(memory.checkpointer).toBeUndefined();
   });
 
-  it('a server on a SQLite file checkpoints on the worker and closes without a WAL', async () => {
+  it('a server on a SQLite file closes without leaving a WAL (the worker\'s connection closes before the server\'s)', async () => {
     const server = await startServer({ port: 0, dataDir: dir, serveSamples: false, logLevel: 'error' });
     const walFile = join(dir, 'social-layer.sqlite-wal');
     try {

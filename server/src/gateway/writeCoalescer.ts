@@ -4,10 +4,10 @@
  * In a burst, a socket gets several dispatches in quick succession. When 25 players join a
  * lobby at once, every member gets a LOBBY_MEMBER_ADD per joiner, and the server handles all the
  * requests that arrived together in the same poll phase. Each frame cost a writev system call
- * here and a read on the client.
+ * here.
  *
  * The first frame a socket gets in a turn is written at once, so a single fan-out (one lobby
- * message to 100 sockets) is exactly as fast as without this. A second frame in the same turn
+ * message to 100 sockets) writes each socket when it did before. A second frame in the same turn
  * corks the socket. The socket is uncorked in `setImmediate`, after the poll phase's I/O
  * callbacks, so the second frame and any later ones leave together. The writes themselves are
  * unchanged: `ws` corks its own header and payload writes, and a nested cork is counted.

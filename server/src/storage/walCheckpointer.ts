@@ -3,9 +3,9 @@
  *
  * With SQLite's default (`wal_autocheckpoint = 1000` pages), the commit that takes the WAL past
  * 1000 pages copies the whole WAL back into the database file and syncs both, on the thread that
- * committed: ours is the event loop. A lobby message's commit adds about 3.4 pages, so every 290th
- * message or so stalled the node for 2-4 ms (the `lobby-fanout` rounds 18, 312, 604 and 902 of a
- * 1,000-round run, ours alone, each time). Here the main connection never checkpoints; a worker
+ * committed: ours is the event loop. In `lobby-fanout` that was every ~292nd message (rounds 18,
+ * 312, 604 and 902 of a 1,000-round run, in two runs; so about 3.4 pages per message's commit),
+ * each round with about 2 ms of the server's CPU and 3.6-4.4 ms of latency. Here the main connection never checkpoints; a worker
  * thread with its own connection runs `wal_checkpoint(PASSIVE)` every `intervalMs`, which copies
  * what is committed without blocking the main connection's readers or its writer. The WAL is
  * reset by the main connection's next write once a checkpoint has caught up, so it stays near one
@@ -58,7 +58,6 @@ parentPort.on('message', (m) => {
     parentPort.close();
   }
 });
-parentPort.postMessage({ type: 'ready' });
 `;
 
 export class WalCheckpointer {
@@ -68,8 +67,6 @@ export class WalCheckpointer {
   private closing = false;
   private fellBack = false;
   private readonly exited: Promise<void>;
-  /** Resolves once the worker's connection is open (or it failed). */
-  readonly ready: Promise<void>;
 
   constructor(private readonly main: BetterSqlite3.Database, file: string, private readonly options: WalCheckpointOptions = {}) {
     // Off first: a checkpoint the main connection starts itself is what this class exists to avoid.
@@ -83,11 +80,8 @@ export class WalCheckpointer {
     });
     // A node with nothing else to do must still be able to exit.
     this.worker.unref();
-    let markReady: () => void = () => {};
-    this.ready = new Promise<void>((r) => (markReady = r));
     this.worker.on('message', (m: { type: string; id?: number; result?: CheckpointResult; error?: string; message?: string }) => {
-      if (m.type === 'ready') markReady();
-      else if (m.type === 'failed') this.fallBack(`checkpoint failed: ${m.message}`);
+      if (m.type === 'failed') this.fallBack(`checkpoint failed: ${m.message}`);
       else if (m.type === 'result') {
         const w = this.waiting.get(m.id!);
         this.waiting.delete(m.id!);
@@ -98,7 +92,6 @@ export class WalCheckpointer {
     this.worker.on('error', (err) => this.fallBack(`worker error: ${err.message}`));
     this.exited = new Promise<void>((resolve) =>
       this.worker.once('exit', (code) => {
-        markReady();
         if (!this.closing) this.fallBack(`worker exited (${code})`);
         for (const w of this.waiting.values()) w.reject(new Error('checkpoint worker is gone'));
         this.waiting.clear();
@@ -113,15 +106,9 @@ export class WalCheckpointer {
   }
 
   /** One checkpoint now, on the worker (or on the main connection once the worker is gone); the tests use it. */
-  checkpointNow(): Promise<CheckpointResult> {
-    if (this.fellBack || this.closing) {
-      // The worker is gone: the main connection checkpoints, as it would on its own.
-      try {
-        return Promise.resolve((this.main.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0]!);
-      } catch (err) {
-        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
-      }
-    }
+  async checkpointNow(): Promise<CheckpointResult> {
+    // The worker is gone: the main connection checkpoints, as it would on its own.
+    if (this.fellBack || this.closing) return (this.main.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0]!;
     const id = this.nextId++;
     return new Promise<CheckpointResult>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
