@@ -251,6 +251,26 @@ describe.each(databaseConfigs())('moderation on $name', ({ config }) => {
       expect((await auditOf('?action_type=20')).body.audit_log_entries.map((e: { target_id: string }) => e.target_id)).toEqual([kicked.userId]);
     });
 
+    it('takes a ban\'s reason from the body, else from X-Audit-Log-Reason, and a malformed header as its raw text', async () => {
+      const s = guildServicesFor(t.server.store, undefined as never);
+      const cases = [
+        { headers: { 'x-audit-log-reason': encodeURIComponent('griefing: ünïcode') }, body: {}, reason: 'griefing: ünïcode' },
+        { headers: { 'x-audit-log-reason': 'header' }, body: { reason: 'from the body' }, reason: 'from the body' },
+        // Not valid percent-encoding: kept as sent (as every other route keeps it), not a 500.
+        { headers: { 'x-audit-log-reason': '100%25 sure %E0%A4%A' }, body: {}, reason: '100%25 sure %E0%A4%A' },
+        { headers: { 'x-audit-log-reason': encodeURIComponent('x'.repeat(600)) }, body: {}, reason: 'x'.repeat(512) },
+      ];
+      for (const [i, c] of cases.entries()) {
+        const target = await userToken(`Ban${i}`);
+        await s.members.join(guildId, target.userId);
+        const put = await t.req('PUT', `/guilds/${guildId}/bans/${target.userId}`, { ...as(owner), body: c.body, headers: c.headers });
+        expect(put.status, JSON.stringify(put.body)).toBe(204);
+        expect((await t.req('GET', `/guilds/${guildId}/bans/${target.userId}`, as(owner))).body.reason).toBe(c.reason);
+        const entry = (await auditOf('?action_type=22')).body.audit_log_entries.find((e: { target_id: string }) => e.target_id === target.userId);
+        expect(entry).toMatchObject({ user_id: owner.userId, reason: c.reason });
+      }
+    });
+
     it('filters by user_id, action_type, before, after and limit; needs VIEW_AUDIT_LOG; refuses bad input', async () => {
       const all = (await auditOf('?limit=100')).body.audit_log_entries as { id: string; user_id: string; action_type: number }[];
       expect(all.length).toBeGreaterThan(5);

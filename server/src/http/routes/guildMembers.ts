@@ -108,7 +108,10 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
     schema: { response: { 204: NoContent }, params: MemberParams, body: OptionalBody(Type.Object({ delete_message_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })), reason: Type.Optional(Type.String({ maxLength: 512 })) })) },
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
-    const reason = req.body?.reason ?? (typeof req.headers['x-audit-log-reason'] === 'string' ? decodeURIComponent(req.headers['x-audit-log-reason']).slice(0, 512) : null);
+    // The body's `reason` (the older form) wins over X-Audit-Log-Reason, for the ban and its audit
+    // entry alike; the header is decoded once, by the audit scope (a malformed one kept as sent).
+    const reason = req.body?.reason ?? req.audit?.reason ?? null;
+    if (req.audit) req.audit.reason = reason;
     await s.members.ban((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, reason, req.audit);
     void reply.code(204);
   });
