@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, LobbyMessagesTable } from './schema.ts';
+import { PreparedQuery } from './preparedQuery.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -33,6 +34,9 @@ declare module './schema.ts' {
   }
 }
 
+/** Read by every lobby message and every lobby view (storage/preparedQuery.ts). */
+const linkOfLobby = new PreparedQuery(1, (db, lobbyId: string) => db.selectFrom('lobby_channel_links').selectAll().where('lobby_id', '=', lobbyId));
+
 /** Links and mirror pairs. Built from the database (not a Store field: Store.ts is every slice's file). */
 export class LinkedChannelRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -42,7 +46,7 @@ export class LinkedChannelRepo {
   }
 
   ofLobby(lobbyId: string, db: Db = this.db): Promise<LobbyChannelLinksTable | undefined> {
-    return db.selectFrom('lobby_channel_links').selectAll().where('lobby_id', '=', lobbyId).executeTakeFirst();
+    return linkOfLobby.first(this.db, db, lobbyId);
   }
 
   ofChannel(channelId: string, db: Db = this.db): Promise<LobbyChannelLinksTable | undefined> {

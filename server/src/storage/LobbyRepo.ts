@@ -24,6 +24,36 @@ export interface MemberUpsert {
 /** Every lobby request's reads (storage/preparedQuery.ts). */
 const lobbyById = new PreparedQuery(1, (db, id: string) => db.selectFrom('lobbies').selectAll().where('id', '=', id));
 const rosterOf = new PreparedQuery(1, (db, lobbyId: string) => db.selectFrom('lobby_members').select(['user_id', 'additional_name']).where('lobby_id', '=', lobbyId));
+/** A join's reads and its insert (createOrJoin, the lobby-join bench), built once as well. */
+const lobbyBySecret = new PreparedQuery(2, (db, applicationId: string, secret: string) =>
+  db.selectFrom('lobbies').selectAll().where('application_id', '=', applicationId).where('secret', '=', secret),
+);
+const memberOf = new PreparedQuery(2, (db, lobbyId: string, userId: string) => db.selectFrom('lobby_members').selectAll().where('lobby_id', '=', lobbyId).where('user_id', '=', userId));
+const membersCount = new PreparedQuery(1, (db, lobbyId: string) =>
+  db.selectFrom('lobby_members').select((eb) => eb.fn.countAll<string | number>().as('n')).where('lobby_id', '=', lobbyId),
+);
+const lobbiesOfUserCount = new PreparedQuery(2, (db, userId: string, applicationId: string) =>
+  db
+    .selectFrom('lobby_members as m')
+    .innerJoin('lobbies as l', 'l.id', 'm.lobby_id')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('m.user_id', '=', userId)
+    .where('l.application_id', '=', applicationId),
+);
+const insertMember = new PreparedQuery(6, (db, lobbyId: string, userId: string, metadata: string | null, flags: number, additionalName: string | null, joinedAt: number | string) =>
+  db.insertInto('lobby_members').values({ lobby_id: lobbyId, user_id: userId, metadata, flags, additional_name: additionalName, joined_at: joinedAt }),
+);
+const membersWithUsersOf = new PreparedQuery(1, (db, lobbyId: string) =>
+  db
+    .selectFrom('lobby_members as m')
+    .leftJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'm.metadata', 'm.flags', 'm.additional_name', 'm.joined_at'])
+    .select(['u.id as u_id', 'u.username', 'u.global_name', 'u.avatar', 'u.is_bot', 'u.is_provisional', 'u.created_at as u_created_at'])
+    .select(['u.primary_guild_id', 'u.primary_guild_enabled', 'u.primary_guild_tag', 'u.primary_guild_badge'])
+    .where('m.lobby_id', '=', lobbyId)
+    .orderBy('m.joined_at')
+    .orderBy('m.user_id'),
+);
 
 /** The user columns membersWithUsers reads: what userToWire needs, not the account's moderation fields. */
 export type UserWireColumns = Omit<UsersTable, 'premium_type' | 'banned_until' | 'restricted_from'>;
@@ -41,7 +71,7 @@ export class LobbyRepo {
   }
 
   findBySecret(applicationId: string, secret: string, db: Db = this.db): Promise<LobbiesTable | undefined> {
-    return db.selectFrom('lobbies').selectAll().where('application_id', '=', applicationId).where('secret', '=', secret).executeTakeFirst();
+    return lobbyBySecret.first(this.db, db, applicationId, secret);
   }
 
   async create(
@@ -96,16 +126,7 @@ export class LobbyRepo {
    * mapped field by field.
    */
   async membersWithUsers(lobbyId: string, db: Db = this.db): Promise<{ member: LobbyMembersTable; user: UserWireColumns | undefined }[]> {
-    const rows = await db
-      .selectFrom('lobby_members as m')
-      .leftJoin('users as u', 'u.id', 'm.user_id')
-      .select(['m.user_id', 'm.metadata', 'm.flags', 'm.additional_name', 'm.joined_at'])
-      .select(['u.id as u_id', 'u.username', 'u.global_name', 'u.avatar', 'u.is_bot', 'u.is_provisional', 'u.created_at as u_created_at'])
-      .select(['u.primary_guild_id', 'u.primary_guild_enabled', 'u.primary_guild_tag', 'u.primary_guild_badge'])
-      .where('m.lobby_id', '=', lobbyId)
-      .orderBy('m.joined_at')
-      .orderBy('m.user_id')
-      .execute();
+    const rows = await membersWithUsersOf.all(this.db, db, lobbyId);
     return rows.map((r) => ({
       member: { lobby_id: lobbyId, user_id: r.user_id, metadata: r.metadata, flags: r.flags, additional_name: r.additional_name, joined_at: r.joined_at },
       user:
@@ -128,12 +149,12 @@ export class LobbyRepo {
   }
 
   member(lobbyId: string, userId: string, db: Db = this.db): Promise<LobbyMembersTable | undefined> {
-    return db.selectFrom('lobby_members').selectAll().where('lobby_id', '=', lobbyId).where('user_id', '=', userId).executeTakeFirst();
+    return memberOf.first(this.db, db, lobbyId, userId);
   }
 
   async memberCount(lobbyId: string, db: Db = this.db): Promise<number> {
-    const r = await db.selectFrom('lobby_members').select((eb) => eb.fn.countAll<string | number>().as('n')).where('lobby_id', '=', lobbyId).executeTakeFirstOrThrow();
-    return Number(r.n);
+    const r = await membersCount.first(this.db, db, lobbyId);
+    return Number(r!.n);
   }
 
   /**
@@ -151,7 +172,7 @@ export class LobbyRepo {
         additional_name: change.additionalName ?? null,
         joined_at: Date.now(),
       };
-      await db.insertInto('lobby_members').values(row).execute();
+      await insertMember.all(this.db, db, lobbyId, userId, row.metadata, row.flags, row.additional_name, row.joined_at);
       return { row, added: true };
     }
     const row: LobbyMembersTable = {
@@ -193,14 +214,8 @@ export class LobbyRepo {
   }
 
   async countForUser(userId: string, applicationId: string, db: Db = this.db): Promise<number> {
-    const r = await db
-      .selectFrom('lobby_members as m')
-      .innerJoin('lobbies as l', 'l.id', 'm.lobby_id')
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .where('m.user_id', '=', userId)
-      .where('l.application_id', '=', applicationId)
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
+    const r = await lobbiesOfUserCount.first(this.db, db, userId, applicationId);
+    return Number(r!.n);
   }
 
   async setIdleSince(lobbyId: string, since: number | null): Promise<void> {

@@ -3,8 +3,27 @@ import type { Metadata } from '@social-layer/protocol';
 import { encodeMetadata } from './LobbyRepo.ts';
 import type { Database, LobbyMessagesTable } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
+import { PreparedQuery } from './preparedQuery.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** Every lobby message's insert, built once (storage/preparedQuery.ts). */
+const insertLobbyMessageRow = new PreparedQuery(
+  9,
+  (db, id: string, lobbyId: string, applicationId: string, authorId: string, content: string, metadata: string | null, additionalName: string | null, flags: number, createdAt: number | string) =>
+    db.insertInto('lobby_messages').values({
+      id,
+      lobby_id: lobbyId,
+      application_id: applicationId,
+      author_id: authorId,
+      content,
+      metadata,
+      moderation_metadata: null,
+      additional_name: additionalName,
+      flags,
+      created_at: createdAt,
+    }),
+);
 
 export class MessageRepo {
   constructor(private readonly db: Kysely<Database>, private readonly ids: SnowflakeGenerator) {}
@@ -25,7 +44,7 @@ export class MessageRepo {
       flags: fields.flags,
       created_at: Date.now(),
     };
-    await db.insertInto('lobby_messages').values(row).execute();
+    await insertLobbyMessageRow.all(this.db, db, row.id, row.lobby_id, row.application_id, row.author_id, row.content, row.metadata, row.additional_name, row.flags, row.created_at);
     return row;
   }
 
