@@ -135,7 +135,7 @@ export class GatewayConnection {
     if (this.identifyDeadline) clearTimeout(this.identifyDeadline);
     const session = new Session(randomBytes(16).toString('hex'), identity.user.id, identity.applicationId, token, this.hub.maxBufferedDispatches);
     this.session = session;
-    session.attach((frame) => this.sendFrame(frame));
+    session.attach((frame, mayWait) => this.sendFrame(frame, mayWait));
     // Count the connection before reading the lobbies, so READY already shows this user connected;
     // and before any await, so a socket that closes meanwhile is uncounted by onClose in step.
     if (identity.kind === 'bearer') this.hub.connections.attach(identity.applicationId, identity.user.id);
@@ -208,7 +208,7 @@ export class GatewayConnection {
     this.hub.takeOver(session, this);
     this.session = session;
     for (const f of frames) this.sendFrame(f);
-    session.attach((frame) => this.sendFrame(frame));
+    session.attach((frame, mayWait) => this.sendFrame(frame, mayWait));
     session.send(DispatchEvent.Resumed, '{}');
     this.hub.connections.attach(session.applicationId, session.userId);
     // Voice states follow the session to this node (issue 18): refreshed here from now on, and a
@@ -305,13 +305,16 @@ export class GatewayConnection {
     this.sendFrame(JSON.stringify(payload));
   }
 
-  /** writeCoalescer.ts's record of this socket's turns. */
+  /** writeCoalescer.ts's record of this socket's writes. */
   lastTurn = -1;
   corkedTurn = -1;
+  lastWriteAt = 0;
+  holding = false;
 
-  private sendFrame(frame: string): void {
+  /** `mayWait`: a roster frame, which writeCoalescer.ts may hold for the frames after it. */
+  private sendFrame(frame: string, mayWait = false): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
-    beforeWrite(this, this.raw);
+    beforeWrite(this, this.raw, mayWait);
     this.socket.send(frame);
   }
 }

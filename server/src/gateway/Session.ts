@@ -1,3 +1,4 @@
+import { DispatchEvent } from '@social-layer/protocol';
 import type { Dispatch } from '../events/EventBus.ts';
 
 /**
@@ -17,6 +18,12 @@ function dispatchFrame(t: string, s: number, json: string): string {
 const frameOf = (f: Sent): string => ('frame' in f ? f.frame : dispatchFrame(f.t, f.s, f.json));
 
 /**
+ * Roster changes a client shows in a list: in a burst their frames may wait a moment for the ones
+ * after them (writeCoalescer.ts). Anything else leaves at once and takes them along.
+ */
+const MAY_WAIT = new Set<string>([DispatchEvent.LobbyMemberAdd, DispatchEvent.LobbyMemberUpdate, DispatchEvent.LobbyMemberRemove]);
+
+/**
  * One Gateway session: it outlives its socket for `resumeWindowMs`, numbering every dispatch and
  * keeping the unacknowledged ones, so a client that reconnects with Resume gets each missed
  * dispatch in order, exactly once.
@@ -24,7 +31,7 @@ const frameOf = (f: Sent): string => ('frame' in f ? f.frame : dispatchFrame(f.t
 export class Session {
   seq = 0;
   private buffer: Sent[] = [];
-  private socketSend: ((frame: string) => void) | null = null;
+  private socketSend: ((frame: string, mayWait: boolean) => void) | null = null;
   private expiry: NodeJS.Timeout | null = null;
   closed = false;
   /**
@@ -47,7 +54,7 @@ export class Session {
     return this.socketSend !== null;
   }
 
-  attach(send: (frame: string) => void): void {
+  attach(send: (frame: string, mayWait: boolean) => void): void {
     if (this.expiry) clearTimeout(this.expiry);
     this.expiry = null;
     this.socketSend = send;
@@ -116,7 +123,7 @@ export class Session {
       // A client that stays away too long loses its oldest frames; its Resume then fails (see framesAfter).
       if (this.buffer.length > this.maxBuffered) this.buffer.shift();
     }
-    this.socketSend?.(frame);
+    this.socketSend?.(frame, MAY_WAIT.has(t));
   }
 
   /** Heartbeats carry the last sequence the client has: everything up to it can be dropped. */
