@@ -45,10 +45,19 @@ async function socketPair(): Promise<{ server: Socket; received: () => string; c
   };
 }
 
+/** Runs `fn` on a fresh socket pair and closes it after, pass or fail. */
+async function onPair(fn: (pair: { server: Socket; received: () => string }) => Promise<void>): Promise<void> {
+  const { server, received, close } = await socketPair();
+  try {
+    await fn({ server, received });
+  } finally {
+    close();
+  }
+}
+
 describe('write coalescing', () => {
-  it('writes the first frame of a turn at once and corks the socket for the rest of the turn', async () => {
-    const { server, received, close } = await socketPair();
-    try {
+  it('writes the first frame of a turn at once and corks the socket for the rest of the turn', () =>
+    onPair(async ({ server, received }) => {
       const turns = fresh();
       write(turns, server, 'a');
       // Gone to the kernel already: nothing waits in the stream.
@@ -66,14 +75,10 @@ describe('write coalescing', () => {
       write(turns, server, 'd');
       expect(server.writableCorked).toBe(0);
       await expect.poll(received).toBe('abcd');
-    } finally {
-      close();
-    }
-  });
+    }));
 
-  it('flushNow sends what the turn corked at once (a closing connection), and the end of the turn leaves it be', async () => {
-    const { server, received, close } = await socketPair();
-    try {
+  it('flushNow sends what the turn corked at once (a closing connection), and the end of the turn leaves it be', () =>
+    onPair(async ({ server, received }) => {
       const turns = fresh();
       // Nothing corked yet: nothing to do.
       flushNow(turns, server);
@@ -90,14 +95,10 @@ describe('write coalescing', () => {
       await nextTurn();
       expect(server.writableCorked).toBe(0);
       await expect.poll(received).toBe('abc');
-    } finally {
-      close();
-    }
-  });
+    }));
 
-  it('a socket destroyed while corked is left alone at the end of the turn', async () => {
-    const { server, close } = await socketPair();
-    try {
+  it('a socket destroyed while corked is left alone at the end of the turn', () =>
+    onPair(async ({ server }) => {
       const turns = fresh();
       write(turns, server, 'a');
       write(turns, server, 'b');
@@ -105,16 +106,26 @@ describe('write coalescing', () => {
       server.destroy();
       await nextTurn();
       expect(server.destroyed).toBe(true);
-    } finally {
-      close();
-    }
-  });
+    }));
 });
 
+/**
+ * The hold's end delivers `expected`, leaves the socket uncorked and not holding, and after a
+ * quiet spell longer than the hold a roster frame leaves at once again.
+ */
+async function releasedThenQuiet(turns: WriteTurns, server: Socket, received: () => string, expected: string): Promise<void> {
+  await expect.poll(received, { timeout: 1000, interval: 2 }).toBe(expected);
+  expect(turns.holding).toBe(false);
+  expect(server.writableCorked).toBe(0);
+  await sleep(HOLD_MS + 5);
+  write(turns, server, 'q', true);
+  expect(server.writableLength).toBe(0);
+  await expect.poll(received).toBe(`${expected}q`);
+}
+
 describe('the roster hold', () => {
-  it('writes a roster frame on a quiet socket at once, and holds one that follows a write by less than HOLD_MS', async () => {
-    const { server, received, close } = await socketPair();
-    try {
+  it('writes a roster frame on a quiet socket at once, and holds one that follows a write by less than HOLD_MS', () =>
+    onPair(async ({ server, received }) => {
       const turns = fresh();
       write(turns, server, 'r1', true);
       expect(server.writableLength).toBe(0);
@@ -130,22 +141,11 @@ describe('the roster hold', () => {
       // The end of a turn does not release a hold.
       expect(server.writableLength).toBe(4);
       expect(received()).toBe('r1');
-      await expect.poll(received, { timeout: 1000, interval: 2 }).toBe('r1r2r3');
-      expect(turns.holding).toBe(false);
-      expect(server.writableCorked).toBe(0);
-      // Quiet for longer than the hold: written at once again.
-      await sleep(HOLD_MS + 5);
-      write(turns, server, 'r4', true);
-      expect(server.writableLength).toBe(0);
-      await expect.poll(received).toBe('r1r2r3r4');
-    } finally {
-      close();
-    }
-  });
+      await releasedThenQuiet(turns, server, received, 'r1r2r3');
+    }));
 
-  it('a frame that cannot wait takes the held ones along at the end of its turn, in order, with one cork throughout', async () => {
-    const { server, received, close } = await socketPair();
-    try {
+  it('a frame that cannot wait takes the held ones along at the end of its turn, in order, with one cork throughout', () =>
+    onPair(async ({ server, received }) => {
       const turns = fresh();
       write(turns, server, 'a');
       await nextTurn();
@@ -164,22 +164,11 @@ describe('the roster hold', () => {
       write(turns, server, 'r4', true);
       expect(turns.holding).toBe(true);
       expect(server.writableCorked).toBe(1);
-      await expect.poll(received, { timeout: 1000, interval: 2 }).toBe('ar1r2mnr3r4');
-      expect(turns.holding).toBe(false);
-      expect(server.writableCorked).toBe(0);
-      // Nothing is left corked: the next frame after a quiet spell leaves at once.
-      await sleep(HOLD_MS + 5);
-      write(turns, server, 'z', true);
-      expect(server.writableLength).toBe(0);
-      await expect.poll(received).toBe('ar1r2mnr3r4z');
-    } finally {
-      close();
-    }
-  });
+      await releasedThenQuiet(turns, server, received, 'ar1r2mnr3r4');
+    }));
 
-  it('flushNow releases a hold at once (a closing connection)', async () => {
-    const { server, received, close } = await socketPair();
-    try {
+  it('flushNow releases a hold at once (a closing connection)', () =>
+    onPair(async ({ server, received }) => {
       const turns = fresh();
       write(turns, server, 'a');
       await nextTurn();
@@ -190,14 +179,10 @@ describe('the roster hold', () => {
       expect(server.writableCorked).toBe(0);
       expect(server.writableLength).toBe(0);
       await expect.poll(received).toBe('ar1');
-    } finally {
-      close();
-    }
-  });
+    }));
 
-  it('a socket destroyed while held is left alone when the hold ends', async () => {
-    const { server, close } = await socketPair();
-    try {
+  it('a socket destroyed while held is left alone when the hold ends', () =>
+    onPair(async ({ server }) => {
       const turns = fresh();
       write(turns, server, 'a');
       await nextTurn();
@@ -206,10 +191,7 @@ describe('the roster hold', () => {
       await sleep(HOLD_MS + 10);
       expect(server.destroyed).toBe(true);
       expect(turns.holding).toBe(false);
-    } finally {
-      close();
-    }
-  });
+    }));
 });
 
 describe('which frames may wait', () => {
