@@ -14,13 +14,13 @@
  * unchanged: `ws` corks its own header and payload writes, and a nested cork is counted.
  *
  * Joins often arrive one per turn, though: in the `lobby-join` bench the server's 56,500 frames
- * still took 35,000-38,000 writes with the turn alone. A frame that may wait
+ * still took 35,500-38,600 writes with the turn alone. A frame that may wait
  * (`mayWait`: a lobby roster change, which a client shows in a list and nobody races against)
  * is held when its socket was written to less than `HOLD_MS` ago, and leaves with the frames
  * that come after it in that window, at most `HOLD_MS` later. A frame on a quiet socket is
  * written at once, so a single roster change is as quick as before. A frame that may not wait
  * (anything else) releases what its socket holds with it, at the end of its turn, so the order
- * on the wire is the order of dispatch, always. With the hold the same run took 15,000-16,000
+ * on the wire is the order of dispatch, always. With the hold the same run took 15,300-16,200
  * writes (tools/README.md, "Eleventh session").
  */
 import type { Duplex } from 'node:stream';
@@ -31,6 +31,8 @@ export const HOLD_MS = 16;
 /** Bumped when a turn's corked sockets are flushed; a socket's last turn says whether a frame already left in this one. */
 let turn = 0;
 let flushScheduled = false;
+/** Date.now() when the turn's first frame was written: read once per turn, not once per frame of a fan-out. */
+let turnStartedAt = 0;
 const corked: Duplex[] = [];
 
 /** Sockets holding roster frames, released together when the hold runs out. */
@@ -64,7 +66,7 @@ export interface WriteTurns {
   lastTurn: number;
   /** The turn in which the socket was last corked. */
   corkedTurn: number;
-  /** When a frame last left for the socket (Date.now()), for the roster hold. */
+  /** When a frame last left for the socket (Date.now() of its turn), for the roster hold. */
   lastWriteAt: number;
   /** The socket is corked by the roster hold. */
   holding: boolean;
@@ -73,6 +75,7 @@ export interface WriteTurns {
 function scheduleTurnEnd(): void {
   if (!flushScheduled) {
     flushScheduled = true;
+    turnStartedAt = Date.now();
     setImmediate(endTurn);
   }
 }
@@ -93,12 +96,11 @@ export function beforeWrite(turns: WriteTurns, socket: Duplex, mayWait = false):
       corked.push(socket);
     } else socket.uncork();
     turns.lastTurn = turn;
-    turns.lastWriteAt = Date.now();
+    turns.lastWriteAt = turnStartedAt;
     return;
   }
   if (turns.lastTurn !== turn) {
-    const now = Date.now();
-    if (mayWait && now - turns.lastWriteAt < HOLD_MS) {
+    if (mayWait && turnStartedAt - turns.lastWriteAt < HOLD_MS) {
       turns.holding = true;
       socket.cork();
       held.push({ turns, socket });
@@ -106,7 +108,7 @@ export function beforeWrite(turns: WriteTurns, socket: Duplex, mayWait = false):
       return;
     }
     turns.lastTurn = turn;
-    turns.lastWriteAt = now;
+    turns.lastWriteAt = turnStartedAt;
   } else if (turns.corkedTurn !== turn) {
     turns.corkedTurn = turn;
     socket.cork();

@@ -5,11 +5,11 @@
  * 1000 pages copies the whole WAL back into the database file and syncs both, on the thread that
  * committed: ours is the event loop. In `lobby-fanout` that was every ~292nd message (rounds 18,
  * 312, 604 and 902 of a 1,000-round run, in two runs; so about 3.4 pages per message's commit),
- * each round with about 2 ms of the server's CPU and 3.6-4.4 ms of latency. Here the main connection never checkpoints; a worker
- * thread with its own connection runs `wal_checkpoint(PASSIVE)` every `intervalMs`, which copies
- * what is committed without blocking the main connection's readers or its writer. The WAL is
- * reset by the main connection's next write once a checkpoint has caught up, so it stays near one
- * interval's worth of writes.
+ * each round with about 2 ms of the server's CPU and 3.6-4.4 ms of latency. Here the main
+ * connection never checkpoints; a worker thread with its own connection runs
+ * `wal_checkpoint(PASSIVE)` every `intervalMs`, which copies what is committed without blocking
+ * the main connection's readers or its writer. The WAL is reset by the main connection's next
+ * write once a checkpoint has caught up, so it stays near one interval's worth of writes.
  *
  * Durability is unchanged (synchronous = NORMAL syncs at checkpoints either way; here that is
  * every interval with writes instead of every 1000 pages). If the worker cannot start or dies,

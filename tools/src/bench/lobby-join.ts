@@ -119,7 +119,12 @@ async function measure(platform: Platform, split: boolean, profileName: string):
         : new Promise<void>((resolve) => {
             // Bounded: a lost frame shows as member_add_dispatches_seen below the expected count.
             const timer = setTimeout(resolve, 5000);
-            delivered = { target: memberAddsExpected, resolve: () => (clearTimeout(timer), (delivered = null), resolve()) };
+            const done = () => {
+              clearTimeout(timer);
+              delivered = null;
+              resolve();
+            };
+            delivered = { target: memberAddsExpected, resolve: done };
           });
     const client = async (arm: ArmName, token: string, secret: string): Promise<number> => {
       const t0 = nowMs();
