@@ -177,6 +177,9 @@ describe('lobby dispatches', () => {
       expect(cReady.lobbies.map((l: any) => l.id)).toContain(lobby.id);
       const up = await a.next((f) => f.t === 'LOBBY_MEMBER_UPDATE' && f.d.member.id === carol.userId && f.d.member.connected === true);
       expect(up.d.lobby_id).toBe(lobby.id);
+      // The same member as the add announced (metadata, user), its flag the only change.
+      expect(add.d.member.user).toMatchObject({ id: carol.userId });
+      expect(up.d.member).toEqual({ ...add.d.member, connected: true });
 
       await t.req('PUT', '/lobbies', { token: carol.token, body: { secret: 'gw-events', member_metadata: { x: '2' } } });
       await a.next((f) => f.t === 'LOBBY_MEMBER_UPDATE' && f.d.member.metadata?.x === '2');

@@ -183,12 +183,19 @@ export class LobbyService {
   private async announceIn(applicationId: string, userId: string): Promise<{ lobbyId: string; memberIds: string[] }[]> {
     const told: { lobbyId: string; memberIds: string[] }[] = [];
     for (const lobby of await this.store.lobbies.forUser(userId, applicationId)) {
-      const view = await this.view(lobby.id, lobby);
-      // The flag as it is now, not as the view read it before its awaits: when a user's online and
-      // offline announcements interleave, both publish the current state, so the last word is right.
-      const member = { ...view.member(userId), connected: this.connections.isConnected(applicationId, userId) };
-      this.publishTo(view.memberIds, applicationId, DispatchEvent.LobbyMemberUpdate, { lobby_id: lobby.id, member });
-      told.push({ lobbyId: lobby.id, memberIds: view.memberIds });
+      // Whom to tell, and this one member: on every connect and disconnect this read the whole
+      // lobby view (every member with their user, the linked channel), O(members) rows of 16
+      // columns per lobby for one member's change.
+      const memberIds = (await this.store.lobbies.roster(lobby.id)).map((m) => m.user_id);
+      const own = await this.store.lobbies.memberWithUser(lobby.id, userId);
+      // Left meanwhile: the removal was announced; the idle clock still follows who is left.
+      if (own) {
+        // The flag as it is now, not as it was before the reads: when a user's online and offline
+        // announcements interleave, both publish the current state, so the last word is right.
+        const member = memberToWire(own.member, own.user, this.connections.isConnected(applicationId, userId));
+        this.publishTo(memberIds, applicationId, DispatchEvent.LobbyMemberUpdate, { lobby_id: lobby.id, member });
+      }
+      told.push({ lobbyId: lobby.id, memberIds });
     }
     return told;
   }
@@ -373,7 +380,8 @@ export class LobbyService {
   /** Starts the idle clock when nobody is connected, and stops it when someone is. */
   private async refreshIdle(lobbyId: string, applicationId: string, memberIds: string[]): Promise<void> {
     const anyone = memberIds.some((id) => this.connections.isConnected(applicationId, id));
-    await this.store.lobbies.setIdleSince(lobbyId, anyone ? null : Date.now());
+    if (anyone) await this.store.lobbies.stopIdleClock(lobbyId);
+    else await this.store.lobbies.startIdleClock(lobbyId, Date.now());
   }
 
   private publishTo(userIds: readonly string[], applicationId: string, t: string, d: unknown): void {

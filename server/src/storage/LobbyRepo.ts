@@ -43,17 +43,46 @@ const lobbiesOfUserCount = new PreparedQuery(2, (db, userId: string, application
 const insertMember = new PreparedQuery(6, (db, lobbyId: string, userId: string, metadata: string | null, flags: number, additionalName: string | null, joinedAt: number | string) =>
   db.insertInto('lobby_members').values({ lobby_id: lobbyId, user_id: userId, metadata, flags, additional_name: additionalName, joined_at: joinedAt }),
 );
-const membersWithUsersOf = new PreparedQuery(1, (db, lobbyId: string) =>
+/** Members with the user columns their wire form needs (userToWire), for one lobby. */
+const withUserColumns = (db: Kysely<Database>, lobbyId: string) =>
   db
     .selectFrom('lobby_members as m')
     .leftJoin('users as u', 'u.id', 'm.user_id')
     .select(['m.user_id', 'm.metadata', 'm.flags', 'm.additional_name', 'm.joined_at'])
     .select(['u.id as u_id', 'u.username', 'u.global_name', 'u.avatar', 'u.is_bot', 'u.is_provisional', 'u.created_at as u_created_at'])
     .select(['u.primary_guild_id', 'u.primary_guild_enabled', 'u.primary_guild_tag', 'u.primary_guild_badge'])
-    .where('m.lobby_id', '=', lobbyId)
-    .orderBy('m.joined_at')
-    .orderBy('m.user_id'),
-);
+    .where('m.lobby_id', '=', lobbyId);
+const membersWithUsersOf = new PreparedQuery(1, (db, lobbyId: string) => withUserColumns(db, lobbyId).orderBy('m.joined_at').orderBy('m.user_id'));
+const memberWithUserOf = new PreparedQuery(2, (db, lobbyId: string, userId: string) => withUserColumns(db, lobbyId).where('m.user_id', '=', userId));
+type MemberWithUserRow = Awaited<ReturnType<typeof membersWithUsersOf.all>>[number];
+
+/** A member and its user, as membersWithUsers and memberWithUser answer them. */
+export interface MemberWithUser {
+  member: LobbyMembersTable;
+  user: UserWireColumns | undefined;
+}
+
+function memberWithUser(lobbyId: string, r: MemberWithUserRow): MemberWithUser {
+  return {
+    member: { lobby_id: lobbyId, user_id: r.user_id, metadata: r.metadata, flags: r.flags, additional_name: r.additional_name, joined_at: r.joined_at },
+    user:
+      r.u_id == null
+        ? undefined
+        : {
+            id: r.u_id,
+            username: r.username!,
+            global_name: r.global_name,
+            avatar: r.avatar,
+            is_bot: r.is_bot!,
+            is_provisional: r.is_provisional!,
+            created_at: r.u_created_at!,
+            primary_guild_id: r.primary_guild_id,
+            primary_guild_enabled: r.primary_guild_enabled,
+            primary_guild_tag: r.primary_guild_tag,
+            primary_guild_badge: r.primary_guild_badge,
+          },
+  };
+}
 
 /** The user columns membersWithUsers reads: what userToWire needs, not the account's moderation fields. */
 export type UserWireColumns = Omit<UsersTable, 'premium_type' | 'banned_until' | 'restricted_from'>;
@@ -125,27 +154,15 @@ export class LobbyRepo {
    * 20-column row property by property and the spread copied it again. Now only those columns,
    * mapped field by field.
    */
-  async membersWithUsers(lobbyId: string, db: Db = this.db): Promise<{ member: LobbyMembersTable; user: UserWireColumns | undefined }[]> {
+  async membersWithUsers(lobbyId: string, db: Db = this.db): Promise<MemberWithUser[]> {
     const rows = await membersWithUsersOf.all(this.db, db, lobbyId);
-    return rows.map((r) => ({
-      member: { lobby_id: lobbyId, user_id: r.user_id, metadata: r.metadata, flags: r.flags, additional_name: r.additional_name, joined_at: r.joined_at },
-      user:
-        r.u_id == null
-          ? undefined
-          : {
-              id: r.u_id,
-              username: r.username!,
-              global_name: r.global_name,
-              avatar: r.avatar,
-              is_bot: r.is_bot!,
-              is_provisional: r.is_provisional!,
-              created_at: r.u_created_at!,
-              primary_guild_id: r.primary_guild_id,
-              primary_guild_enabled: r.primary_guild_enabled,
-              primary_guild_tag: r.primary_guild_tag,
-              primary_guild_badge: r.primary_guild_badge,
-            },
-    }));
+    return rows.map((r) => memberWithUser(lobbyId, r));
+  }
+
+  /** One member with its user (a connection change tells the lobby of that member alone). */
+  async memberWithUser(lobbyId: string, userId: string, db: Db = this.db): Promise<MemberWithUser | undefined> {
+    const row = await memberWithUserOf.first(this.db, db, lobbyId, userId);
+    return row && memberWithUser(lobbyId, row);
   }
 
   member(lobbyId: string, userId: string, db: Db = this.db): Promise<LobbyMembersTable | undefined> {
@@ -220,6 +237,23 @@ export class LobbyRepo {
 
   async setIdleSince(lobbyId: string, since: number | null): Promise<void> {
     await this.db.updateTable('lobbies').set({ idle_since: since }).where('id', '=', lobbyId).execute();
+  }
+
+  /**
+   * Starts the idle clock at `now` unless it already runs: the lobby has been idle since the
+   * first moment nobody was connected, and a later disconnect does not push its end back.
+   */
+  async startIdleClock(lobbyId: string, now: number): Promise<void> {
+    await this.db.updateTable('lobbies').set({ idle_since: now }).where('id', '=', lobbyId).where('idle_since', 'is', null).execute();
+  }
+
+  /**
+   * Stops the idle clock if it runs. Every connect and disconnect of a member asks for one of the
+   * two; written unconditionally, a lobby of 100 whose players all connect wrote its row 100
+   * times (a commit each on SQLite, a new row version each on PostgreSQL) to store null again.
+   */
+  async stopIdleClock(lobbyId: string): Promise<void> {
+    await this.db.updateTable('lobbies').set({ idle_since: null }).where('id', '=', lobbyId).where('idle_since', 'is not', null).execute();
   }
 
   /** Lobbies whose idle timeout has run out: nobody connected for `idle_timeout_seconds`. */
