@@ -12,7 +12,7 @@ afterAll(async () => {
 /**
  * PreparedQuery (storage/preparedQuery.ts): compiled once per database, run with each call's
  * arguments in place of the markers it was built with, in or out of a transaction, on SQLite and
- * PostgreSQL. Also the repos that use it (token, user, lobby, roster reads).
+ * PostgreSQL, as row objects or as arrays. Also the repos that use it (token, user, lobby, member reads).
  */
 describe.each(databaseConfigs())('prepared queries on $name', ({ config }) => {
   let store: Store;
@@ -79,7 +79,7 @@ describe.each(databaseConfigs())('prepared queries on $name', ({ config }) => {
     expect(await store.guilds.idsOfUser('1', 2500)).toEqual([]);
   });
 
-  it('the repos that use it: token, user, lobby and roster reads', async () => {
+  it('the repos that use it: token, user, lobby and member reads', async () => {
     const a = await player(5);
     const b = await player(6);
     const token = await store.tokens.issue(b.id, appId, ['identify', 'lobbies.write'], 60);
@@ -93,7 +93,63 @@ describe.each(databaseConfigs())('prepared queries on $name', ({ config }) => {
     await store.lobbies.upsertMember(store.database.db, lobby.id, b.id, {});
     expect((await store.lobbies.get(lobby.id))?.secret).toBe('prepared');
     expect(await store.lobbies.get('3')).toBeUndefined();
-    const roster = await store.lobbies.roster(lobby.id);
-    expect(roster.map((m) => [m.user_id, m.additional_name]).sort()).toEqual([[a.id, 'Ay'], [b.id, null]].sort());
+    expect((await store.lobbies.memberIds(lobby.id)).sort()).toEqual([a.id, b.id].sort());
+    expect(await store.lobbies.memberIds('3')).toEqual([]);
+    // Read as arrays and mapped by position: every field lands in its own place.
+    const members = await store.lobbies.membersWithUsers(lobby.id);
+    expect(members.map((m) => m.member.user_id)).toEqual([a.id, b.id]);
+    expect(members[0]).toMatchObject({
+      member: { lobby_id: lobby.id, user_id: a.id, metadata: null, flags: 0, additional_name: 'Ay' },
+      user: { id: a.id, username: a.username, global_name: 'P5', avatar: null, is_bot: 0, is_provisional: 1, primary_guild_id: null },
+    });
+    expect(Number(members[0]!.member.joined_at)).toBeGreaterThan(0);
+    expect(Number(members[0]!.user!.created_at)).toBe(Number(a.created_at));
+    expect(await store.lobbies.memberWithUser(lobby.id, b.id)).toEqual(members[1]);
+    expect(await store.lobbies.memberWithUser(lobby.id, '4')).toBeUndefined();
+  });
+
+  it('reads rows as arrays in the select\'s order and a plucked column, with arguments and constants in place', async () => {
+    const db = store.database.db;
+    const users = [await player(9), await player(10)];
+    const q = new PreparedQuery(1, (k, id: string) => k.selectFrom('users').select(['username', 'id', 'is_provisional']).where('is_provisional', '=', 1).where('id', '=', id));
+    expect(await q.rows(db, db, users[1]!.id)).toEqual([[users[1]!.username, users[1]!.id, 1]]);
+    expect(await q.column(db, db, users[0]!.id)).toEqual([users[0]!.username]);
+    expect(await q.rows(db, db, '5')).toEqual([]);
+    // Both modes of one query side by side, and in a transaction.
+    await db.transaction().execute(async (tx) => {
+      await tx.updateTable('users').set({ username: 'renamed' }).where('id', '=', users[0]!.id).execute();
+      expect(await q.column(db, tx, users[0]!.id)).toEqual(['renamed']);
+      expect(await q.rows(db, tx, users[0]!.id)).toEqual([['renamed', users[0]!.id, 1]]);
+    });
+  });
+
+  it('an array read outside a transaction never sees another request\'s uncommitted writes', async () => {
+    const db = store.database.db;
+    const u = await player(11);
+    const v = await player(12);
+    const lobby = await store.lobbies.create(db, { applicationId: appId, secret: 'arrays', metadata: null, idleTimeoutSeconds: 300 });
+    await store.lobbies.upsertMember(db, lobby.id, u.id, {});
+    let outside: Promise<string[]> | undefined;
+    let outsideWithUsers: Promise<unknown[]> | undefined;
+    await expect(
+      db.transaction().execute(async (tx) => {
+        await store.lobbies.upsertMember(tx, lobby.id, v.id, {});
+        // On SQLite these wait for the transaction's lock (one connection); on PostgreSQL they
+        // run on another connection. Either way the member added here must not show.
+        outside = store.lobbies.memberIds(lobby.id);
+        outsideWithUsers = store.lobbies.membersWithUsers(lobby.id);
+        await new Promise((r) => setTimeout(r, 30));
+        expect((await store.lobbies.memberIds(lobby.id, tx)).sort()).toEqual([u.id, v.id].sort());
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await outside).toEqual([u.id]);
+    expect(await outsideWithUsers).toHaveLength(1);
+  });
+
+  it('refuses an array read on a Kysely bound to one connection, which would wait for itself', async () => {
+    const db = store.database.db;
+    const q = new PreparedQuery(1, (k, id: string) => k.selectFrom('users').select('id').where('id', '=', id));
+    await expect(db.connection().execute((conn) => q.rows(db, conn, '1'))).rejects.toThrow(/root database or in one of its transactions/);
   });
 });

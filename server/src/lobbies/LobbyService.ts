@@ -186,7 +186,7 @@ export class LobbyService {
       // Whom to tell, and this one member: on every connect and disconnect this read the whole
       // lobby view (every member with their user, the linked channel), O(members) rows of 16
       // columns per lobby for one member's change.
-      const memberIds = (await this.store.lobbies.roster(lobby.id)).map((m) => m.user_id);
+      const memberIds = await this.store.lobbies.memberIds(lobby.id);
       const own = await this.store.lobbies.memberWithUser(lobby.id, userId);
       // Left meanwhile: the removal was announced; the idle clock still follows who is left.
       if (own) {
@@ -219,12 +219,12 @@ export class LobbyService {
   async sendMessage(applicationId: string, lobbyId: string, userId: string, input: { content: string; metadata?: Metadata; flags?: number }): Promise<LobbyMessage> {
     const lobby = await this.store.lobbies.get(lobbyId);
     if (!lobby || lobby.application_id !== applicationId) throw Errors.unknownLobby();
-    // One read is both the membership check and the recipient list (it was a member read before
-    // the write and every member's full row after it): the dispatch goes out as soon as the write
-    // commits. Recipients are the members when the message was accepted.
-    const roster = await this.store.lobbies.roster(lobbyId);
-    const member = roster.find((m) => m.user_id === userId);
+    // The author's row (membership, stored name) and the recipients' IDs as one plucked column,
+    // both read before the write (every member's full row was read after it), so the dispatch
+    // goes out as soon as the write commits. Recipients are the members when it was accepted.
+    const member = await this.store.lobbies.member(lobbyId, userId);
     if (!member) throw Errors.missingAccess();
+    const recipients = await this.store.lobbies.memberIds(lobbyId);
     const author = (await this.store.users.get(userId))!;
     const after: Array<() => Promise<void>> = [];
     const prepared = new Map<LobbyMessageHook, unknown>();
@@ -249,7 +249,7 @@ export class LobbyService {
       await this.store.webhookEvents.record(tx, applicationId, 'LOBBY_MESSAGE_CREATE', wire);
       return wire;
     });
-    this.publishTo(roster.map((m) => m.user_id), applicationId, DispatchEvent.LobbyMessageCreate, message);
+    this.publishTo(recipients, applicationId, DispatchEvent.LobbyMessageCreate, message);
     for (const then of after) await then().catch((err) => this.log.error({ err, lobbyId }, 'lobby message follow-up failed'));
     return message;
   }

@@ -23,7 +23,7 @@ export interface MemberUpsert {
 
 /** Every lobby request's reads (storage/preparedQuery.ts). */
 const lobbyById = new PreparedQuery(1, (db, id: string) => db.selectFrom('lobbies').selectAll().where('id', '=', id));
-const rosterOf = new PreparedQuery(1, (db, lobbyId: string) => db.selectFrom('lobby_members').select(['user_id', 'additional_name']).where('lobby_id', '=', lobbyId));
+const memberIdsOf = new PreparedQuery(1, (db, lobbyId: string) => db.selectFrom('lobby_members').select('user_id').where('lobby_id', '=', lobbyId));
 /** A join's reads and its insert (createOrJoin, the lobby-join bench), built once as well. */
 const lobbyBySecret = new PreparedQuery(2, (db, applicationId: string, secret: string) =>
   db.selectFrom('lobbies').selectAll().where('application_id', '=', applicationId).where('secret', '=', secret),
@@ -43,7 +43,10 @@ const lobbiesOfUserCount = new PreparedQuery(2, (db, userId: string, application
 const insertMember = new PreparedQuery(6, (db, lobbyId: string, userId: string, metadata: string | null, flags: number, additionalName: string | null, joinedAt: number | string) =>
   db.insertInto('lobby_members').values({ lobby_id: lobbyId, user_id: userId, metadata, flags, additional_name: additionalName, joined_at: joinedAt }),
 );
-/** Members with the user columns their wire form needs (userToWire), for one lobby. */
+/**
+ * Members with the user columns their wire form needs (userToWire), for one lobby. Read as arrays
+ * (PreparedQuery.rows): memberWithUser below takes the values in this order.
+ */
 const withUserColumns = (db: Kysely<Database>, lobbyId: string) =>
   db
     .selectFrom('lobby_members as m')
@@ -54,7 +57,6 @@ const withUserColumns = (db: Kysely<Database>, lobbyId: string) =>
     .where('m.lobby_id', '=', lobbyId);
 const membersWithUsersOf = new PreparedQuery(1, (db, lobbyId: string) => withUserColumns(db, lobbyId).orderBy('m.joined_at').orderBy('m.user_id'));
 const memberWithUserOf = new PreparedQuery(2, (db, lobbyId: string, userId: string) => withUserColumns(db, lobbyId).where('m.user_id', '=', userId));
-type MemberWithUserRow = Awaited<ReturnType<typeof membersWithUsersOf.all>>[number];
 
 /** A member and its user, as membersWithUsers and memberWithUser answer them. */
 export interface MemberWithUser {
@@ -62,24 +64,30 @@ export interface MemberWithUser {
   user: UserWireColumns | undefined;
 }
 
-function memberWithUser(lobbyId: string, r: MemberWithUserRow): MemberWithUser {
+/** One row of withUserColumns, its values in the select's order. */
+function memberWithUser(lobbyId: string, row: unknown[]): MemberWithUser {
+  const [userId, metadata, flags, additionalName, joinedAt, uId, username, globalName, avatar, isBot, isProvisional, uCreatedAt, pgId, pgEnabled, pgTag, pgBadge] = row as [
+    string, string | null, number, string | null, number | string,
+    string | null, string, string | null, string | null, number, number, number | string,
+    string | null, number | null, string | null, string | null,
+  ];
   return {
-    member: { lobby_id: lobbyId, user_id: r.user_id, metadata: r.metadata, flags: r.flags, additional_name: r.additional_name, joined_at: r.joined_at },
+    member: { lobby_id: lobbyId, user_id: userId, metadata, flags, additional_name: additionalName, joined_at: joinedAt },
     user:
-      r.u_id == null
+      uId == null
         ? undefined
         : {
-            id: r.u_id,
-            username: r.username!,
-            global_name: r.global_name,
-            avatar: r.avatar,
-            is_bot: r.is_bot!,
-            is_provisional: r.is_provisional!,
-            created_at: r.u_created_at!,
-            primary_guild_id: r.primary_guild_id,
-            primary_guild_enabled: r.primary_guild_enabled,
-            primary_guild_tag: r.primary_guild_tag,
-            primary_guild_badge: r.primary_guild_badge,
+            id: uId,
+            username,
+            global_name: globalName,
+            avatar,
+            is_bot: isBot,
+            is_provisional: isProvisional,
+            created_at: uCreatedAt,
+            primary_guild_id: pgId,
+            primary_guild_enabled: pgEnabled,
+            primary_guild_tag: pgTag,
+            primary_guild_badge: pgBadge,
           },
   };
 }
@@ -139,12 +147,9 @@ export class LobbyRepo {
     return db.selectFrom('lobby_members').selectAll().where('lobby_id', '=', lobbyId).orderBy('joined_at').orderBy('user_id').execute();
   }
 
-  /**
-   * Who receives a lobby message, and the author's stored name: two columns of each member, no
-   * ordering. sendMessage checks membership in this list instead of reading the member first.
-   */
-  roster(lobbyId: string, db: Db = this.db): Promise<Pick<LobbyMembersTable, 'user_id' | 'additional_name'>[]> {
-    return rosterOf.all(this.db, db, lobbyId);
+  /** The members' user IDs, in no order: who receives a lobby's dispatches (a plucked column). */
+  async memberIds(lobbyId: string, db: Db = this.db): Promise<string[]> {
+    return (await memberIdsOf.column(this.db, db, lobbyId)) as string[];
   }
 
   /**
@@ -152,16 +157,16 @@ export class LobbyRepo {
    * query: the costliest read of a join (lobby-join bench). It read the members and then their
    * users by a 100-ID `IN` list; then `u.*` with a rest spread, where better-sqlite3 built each
    * 20-column row property by property and the spread copied it again. Now only those columns,
-   * mapped field by field.
+   * read as arrays (no row objects) and mapped field by field.
    */
   async membersWithUsers(lobbyId: string, db: Db = this.db): Promise<MemberWithUser[]> {
-    const rows = await membersWithUsersOf.all(this.db, db, lobbyId);
+    const rows = await membersWithUsersOf.rows(this.db, db, lobbyId);
     return rows.map((r) => memberWithUser(lobbyId, r));
   }
 
   /** One member with its user (a connection change tells the lobby of that member alone). */
   async memberWithUser(lobbyId: string, userId: string, db: Db = this.db): Promise<MemberWithUser | undefined> {
-    const row = await memberWithUserOf.first(this.db, db, lobbyId, userId);
+    const [row] = await memberWithUserOf.rows(this.db, db, lobbyId, userId);
     return row && memberWithUser(lobbyId, row);
   }
 

@@ -6,6 +6,7 @@ import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { SchemaScopedPostgresDialect } from './schemaScopedDialect.ts';
 import { withStatementCache } from './statementCache.ts';
+import { registerSqliteHandle } from './preparedQuery.ts';
 import { WalCheckpointer } from './walCheckpointer.ts';
 
 export type DatabaseConfig =
@@ -50,6 +51,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    registerSqliteHandle(db, sqlite);
     if (config.file !== ':memory:' && config.checkpoints !== 'inline') {
       checkpointer = new WalCheckpointer(sqlite, config.file, {
         ...(config.checkpointIntervalMs !== undefined ? { intervalMs: config.checkpointIntervalMs } : {}),
