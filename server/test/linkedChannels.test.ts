@@ -290,9 +290,15 @@ describe.each(databaseConfigs())('linked channels on $name', ({ config }) => {
   it('any CanLinkLobby member may unlink; unlinking stops the mirror', async () => {
     expect((await t.req('PATCH', `/lobbies/${lobbyId}/channel-linking`, { ...as(player), body: {} })).body.code).toBe(50013);
     // The linker has no guild permission at all: unlinking needs none.
+    const unlinkedAt = Date.now();
     const r = await t.req('PATCH', `/lobbies/${lobbyId}/channel-linking`, { ...as(linker) });
     expect(r.status).toBe(200);
     expect(r.body.linked_channel).toBeUndefined();
+    // The idle clock ran on while linked (started 60 s ago above, with a 5 s timeout); unlinking
+    // restarts it, so the lobby gets a whole timeout instead of going at the next sweep.
+    expect(Number((await t.server.store.lobbies.get(lobbyId))!.idle_since)).toBeGreaterThanOrEqual(unlinkedAt);
+    await t.server.sweepIdleLobbies();
+    expect(await t.server.store.lobbies.get(lobbyId)).toBeDefined();
     const count = (await channelMessages().page(textId, { limit: 100 })).length;
     await t.req('POST', `/lobbies/${lobbyId}/messages`, { ...as(player), body: { content: 'after unlink' } });
     await t.req('POST', `/channels/${textId}/messages`, { ...as(web), body: { content: 'web after unlink' } });

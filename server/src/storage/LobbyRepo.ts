@@ -245,17 +245,11 @@ export class LobbyRepo {
   }
 
   /**
-   * Starts the idle clock at `now` unless it already runs: the lobby has been idle since the
-   * first moment nobody was connected, and a later disconnect does not push its end back.
-   */
-  async startIdleClock(lobbyId: string, now: number): Promise<void> {
-    await this.db.updateTable('lobbies').set({ idle_since: now }).where('id', '=', lobbyId).where('idle_since', 'is', null).execute();
-  }
-
-  /**
-   * Stops the idle clock if it runs. Every connect and disconnect of a member asks for one of the
-   * two; written unconditionally, a lobby of 100 whose players all connect wrote its row 100
-   * times (a commit each on SQLite, a new row version each on PostgreSQL) to store null again.
+   * Stops the idle clock if it runs: the same as setIdleSince(null), without the write when it is
+   * already stopped. Every member's connect asks for it; written unconditionally, a lobby of 100
+   * whose players all connect wrote its row 100 times (a new row version each on PostgreSQL) to
+   * store null again. (Starting stays unconditional: a start restarts the clock, which unlinking
+   * a lobby relies on, as refreshIdleOf says.)
    */
   async stopIdleClock(lobbyId: string): Promise<void> {
     await this.db.updateTable('lobbies').set({ idle_since: null }).where('id', '=', lobbyId).where('idle_since', 'is not', null).execute();

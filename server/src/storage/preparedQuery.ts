@@ -24,7 +24,7 @@ export function registerSqliteHandle(root: Kysely<Database>, handle: BetterSqlit
  * kysely builds an operation tree and compiles it to SQL on every call: a point lookup through
  * the builder took 10.8 µs where the same compiled query run again took 3.2 µs and the bare
  * better-sqlite3 statement 1.7 µs (a microbenchmark on a busy machine). The reads every request
- * makes (its token, its user, a lobby and its roster) pay the building once per process instead.
+ * makes (its token, its user, a lobby and its members) pay the building once per process instead.
  *
  * `build` is called once with a marker string in place of each argument; in the compiled
  * parameter list each marker is replaced by the call's argument in the same place. An argument
@@ -60,6 +60,8 @@ export class PreparedQuery<Args extends unknown[], Row> {
    * mode asked for, on the same connection and under the same lock kysely's driver takes: inside
    * a transaction the caller already holds it; outside one, `connection()` waits for it, so the
    * read never sees another request's uncommitted writes. PostgreSQL reads objects and converts.
+   * `db` must be `root` or an open transaction begun on it: a transaction is trusted to hold the
+   * lock, and one of another database or already finished would not.
    */
   async rows(root: Kysely<Database>, db: Db, ...args: Args): Promise<unknown[][]> {
     return this.read(root, db, args, 'rows') as Promise<unknown[][]>;
