@@ -12,7 +12,7 @@ export async function announceParticipants(ctx: ServerContext, activities: Activ
   const users = instance?.users ?? [];
   const firstParty = (await ctx.store.applications.firstParty()).id;
   const json = JSON.stringify({ application_id: applicationId, instance_id: instanceId, users });
-  for (const userId of new Set([...users, ...also])) ctx.bus.publish(userTopic(firstParty, userId), { t: 'ACTIVITY_INSTANCE_PARTICIPANTS_UPDATE', json });
+  ctx.bus.publishMany(Array.from(new Set([...users, ...also]), (userId) => userTopic(firstParty, userId)), { t: 'ACTIVITY_INSTANCE_PARTICIPANTS_UPDATE', json });
 }
 
 /**

@@ -19,6 +19,11 @@ export type DispatchHandler = (dispatch: Dispatch) => void;
 
 export interface EventBus {
   publish(topic: string, dispatch: Dispatch): void;
+  /**
+   * One dispatch to many topics (a lobby message to its members). On Redis it is one command, so
+   * a node that dies while publishing tells either every recipient or none, never some of them.
+   */
+  publishMany(topics: readonly string[], dispatch: Dispatch): void;
   subscribe(topic: string, handler: DispatchHandler): () => void;
   /** Resolves once a subscription is live everywhere (a network bus subscribes asynchronously). */
   whenSubscribed(topic: string): Promise<void>;
@@ -36,6 +41,10 @@ export class LocalEventBus implements EventBus {
     const set = this.handlers.get(topic);
     if (!set) return;
     for (const h of set) h(dispatch);
+  }
+
+  publishMany(topics: readonly string[], dispatch: Dispatch): void {
+    for (const topic of topics) this.publish(topic, dispatch);
   }
 
   subscribe(topic: string, handler: DispatchHandler): () => void {

@@ -4,32 +4,58 @@ import { isUserTopic, resumeKeys, type UserStreamSettings } from './resumeKeys.t
 import { TrimClock, trimIntervalMs } from './trimClock.ts';
 
 /**
- * Publishes a user-topic dispatch and, while a session of that user may still be resumed (its
+ * Publishes a dispatch to user topics and, for each whose user may still resume a session (its
  * marker key exists), appends it to the user's stream in the same step: a node that takes a
  * session over reads what was published while no node held it (node dead, client not back yet).
  * The stream entry ID travels with the message so each session can tell what it already has.
  * The stream is bounded by count (MAXLEN ~) and by age (MINID ~ on the Redis clock, which
  * stamps the IDs); `~` trims whole stream nodes only, which is what keeps trimming cheap. The
- * stream's upkeep (its expiry renewed, the age trim) runs when the node asks (ARGV[7] > 0), about
- * once per interval per topic from each node (trimClock.ts); a stream the script creates gets its
- * expiry at once (the first XADD is NOMKSTREAM: it answers nil when there is no stream yet).
+ * stream's upkeep (its expiry renewed, the age trim) runs when the node asks (a topic's max age
+ * > 0), about once per interval per topic from each node (trimClock.ts); a stream the script
+ * creates gets its expiry at once (the first XADD is NOMKSTREAM: it answers nil when there is
+ * no stream yet).
+ *
+ * All the topics of one fan-out go in one script, so Redis runs it whole or not at all: when a
+ * node was killed between the per-topic commands of a lobby message, some members had the
+ * message (live, or in their stream for a Resume) and the others never would (the cluster test
+ * caught receivers of one sender disagreeing). It also sends the payload once, not per member.
+ *
+ * KEYS: marker and stream of each topic, in pairs. ARGV: node id, event name, payload JSON,
+ * MAXLEN, expiry ms; then the channel and the max age (0: no upkeep) of each topic, in pairs.
+ * Answers each topic's stream entry ID ('' where none was written).
  */
 const PUBLISH_STREAMED = `
-local id = ''
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  id = redis.call('XADD', KEYS[2], 'NOMKSTREAM', 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[3], 'j', ARGV[4])
-  local created = not id
-  if created then id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[3], 'j', ARGV[4]) end
-  if created or tonumber(ARGV[7]) > 0 then redis.call('PEXPIRE', KEYS[2], ARGV[6]) end
-  if tonumber(ARGV[7]) > 0 then
-    local now = redis.call('TIME')
-    local cutoff = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[7])
-    if cutoff > 0 then redis.call('XTRIM', KEYS[2], 'MINID', '~', string.format('%d', cutoff)) end
+local ids = {}
+local cutoffBase = nil
+for i = 1, #KEYS / 2 do
+  local marker, stream = KEYS[2 * i - 1], KEYS[2 * i]
+  local channel, maxAge = ARGV[4 + 2 * i], tonumber(ARGV[5 + 2 * i])
+  local id = ''
+  if redis.call('EXISTS', marker) == 1 then
+    id = redis.call('XADD', stream, 'NOMKSTREAM', 'MAXLEN', '~', ARGV[4], '*', 't', ARGV[2], 'j', ARGV[3])
+    local created = not id
+    if created then id = redis.call('XADD', stream, 'MAXLEN', '~', ARGV[4], '*', 't', ARGV[2], 'j', ARGV[3]) end
+    if created or maxAge > 0 then redis.call('PEXPIRE', stream, ARGV[5]) end
+    if maxAge > 0 then
+      if not cutoffBase then
+        local now = redis.call('TIME')
+        cutoffBase = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+      end
+      local cutoff = cutoffBase - maxAge
+      if cutoff > 0 then redis.call('XTRIM', stream, 'MINID', '~', string.format('%d', cutoff)) end
+    end
   end
+  redis.call('PUBLISH', channel, ARGV[1] .. '\\n' .. id .. '\\n' .. ARGV[2] .. '\\n' .. ARGV[3])
+  ids[i] = id
 end
-redis.call('PUBLISH', ARGV[1], ARGV[2] .. '\\n' .. id .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[4])
-return id
+return ids
 `;
+
+/**
+ * Topics per script call. A fan-out larger than this (a big guild) is split: each part is still
+ * whole, and Redis, which runs one script at a time, is not held for thousands of topics.
+ */
+const TOPICS_PER_SCRIPT = 256;
 
 /**
  * The event bus between server nodes (DESIGN.md, Storage and scale): each node subscribes to the
@@ -60,7 +86,8 @@ export class RedisEventBus implements EventBus {
     // not batch (the session store's MULTI) can go before queued ones; Resume depends on the
     // order of those writes and deliveries (the reorder window in RedisSessionStore).
     this.pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
-    this.pub.defineCommand('publishStreamed', { numberOfKeys: 2, lua: PUBLISH_STREAMED });
+    // The key count varies with the topics: given per call (numberOfKeys omitted).
+    this.pub.defineCommand('publishStreamed', { lua: PUBLISH_STREAMED });
     this.sub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
     this.sub.on('messageBuffer', (channel: Buffer, message: Buffer) => this.onMessage(channel.toString(), message.toString()));
   }
@@ -84,20 +111,40 @@ export class RedisEventBus implements EventBus {
   }
 
   publish(topic: string, dispatch: Dispatch): void {
-    if (this.userStreams && isUserTopic(topic)) {
-      // Local sessions get it once the stream entry ID is known (they record which entries they hold).
-      const { settings, upkeep, expiryMs } = this.userStreams;
-      // 0: no upkeep this time (ARGV[7]: expiry renewal and age trim).
-      const maxAgeMs = upkeep.due(topic) ? settings.maxAgeMs : 0;
-      (this.pub as Redis & { publishStreamed(...args: (string | number)[]): Promise<string> })
-        .publishStreamed(resumeKeys.userMarker(this.prefix, topic), resumeKeys.userStream(this.prefix, topic), this.prefix + topic, this.nodeId, dispatch.t, dispatch.json, settings.maxLen, expiryMs, maxAgeMs)
-        .then(
-          (id) => this.deliver(topic, id ? { t: dispatch.t, json: dispatch.json, id } : dispatch),
-          () => this.publishPlain(topic, dispatch),
-        );
+    this.publishMany([topic], dispatch);
+  }
+
+  publishMany(topics: readonly string[], dispatch: Dispatch): void {
+    const streams = this.userStreams;
+    if (!streams) {
+      for (const topic of topics) this.publishPlain(topic, dispatch);
       return;
     }
-    this.publishPlain(topic, dispatch);
+    const streamed: string[] = [];
+    for (const topic of topics) {
+      if (isUserTopic(topic)) streamed.push(topic);
+      else this.publishPlain(topic, dispatch);
+    }
+    for (let i = 0; i < streamed.length; i += TOPICS_PER_SCRIPT) this.publishStreamed(streamed.slice(i, i + TOPICS_PER_SCRIPT), dispatch, streams);
+  }
+
+  private publishStreamed(topics: string[], dispatch: Dispatch, { settings, upkeep, expiryMs }: NonNullable<RedisEventBus['userStreams']>): void {
+    const keys: string[] = [];
+    const perTopic: (string | number)[] = [];
+    for (const topic of topics) {
+      keys.push(resumeKeys.userMarker(this.prefix, topic), resumeKeys.userStream(this.prefix, topic));
+      // 0: no upkeep this time (expiry renewal and age trim).
+      perTopic.push(this.prefix + topic, upkeep.due(topic) ? settings.maxAgeMs : 0);
+    }
+    // Local sessions get it once the stream entry IDs are known (they record which entries they hold).
+    (this.pub as Redis & { publishStreamed(...args: (string | number)[]): Promise<string[]> })
+      .publishStreamed(keys.length, ...keys, this.nodeId, dispatch.t, dispatch.json, settings.maxLen, expiryMs, ...perTopic)
+      .then(
+        (ids) => topics.forEach((topic, i) => this.deliver(topic, ids[i] ? { t: dispatch.t, json: dispatch.json, id: ids[i] } : dispatch)),
+        () => {
+          for (const topic of topics) this.publishPlain(topic, dispatch);
+        },
+      );
   }
 
   private publishPlain(topic: string, dispatch: Dispatch): void {

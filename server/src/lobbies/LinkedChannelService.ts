@@ -411,7 +411,7 @@ export class LinkedChannelService {
   private async publishToMembers(lobby: LobbiesTable, t: string, d: unknown): Promise<void> {
     const members = await this.store.lobbies.members(lobby.id);
     const dispatch = { t, json: JSON.stringify(d) };
-    for (const m of members) this.bus.publish(userTopic(lobby.application_id, m.user_id), dispatch);
+    this.bus.publishMany(members.map((m) => userTopic(lobby.application_id, m.user_id)), dispatch);
   }
 }
 

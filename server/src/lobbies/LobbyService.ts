@@ -393,7 +393,7 @@ export class LobbyService {
   /** publishTo with the payload already serialized. */
   private publishJson(userIds: readonly string[], applicationId: string, t: string, json: string): void {
     const dispatch = { t, json };
-    for (const id of userIds) this.bus.publish(userTopic(applicationId, id), dispatch);
+    this.bus.publishMany(userIds.map((id) => userTopic(applicationId, id)), dispatch);
   }
 
   private async view(lobbyId: string, row?: LobbiesTable) {

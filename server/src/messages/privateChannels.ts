@@ -283,7 +283,7 @@ export class PrivateChannels {
 
   private toUsers(userIds: string[], t: string, payload: unknown): void {
     const json = JSON.stringify(payload);
-    for (const id of userIds) this.bus.publish(guildUserTopic(id), { t: `${t}|dm`, json });
+    this.bus.publishMany(Array.from(userIds, (id) => guildUserTopic(id)), { t: `${t}|dm`, json });
   }
 
   /**

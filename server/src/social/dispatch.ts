@@ -8,5 +8,5 @@ import { type EventBus, userTopic } from '../events/EventBus.ts';
  */
 export function publish(bus: EventBus, applicationId: string, userIds: Iterable<string>, t: string, d: unknown): void {
   const dispatch = { t, json: typeof d === 'string' ? d : JSON.stringify(d) };
-  for (const id of userIds) bus.publish(userTopic(applicationId, id), dispatch);
+  bus.publishMany(Array.from(userIds, (id) => userTopic(applicationId, id)), dispatch);
 }

@@ -476,7 +476,7 @@ export class VoiceStateService {
     const dispatch = { t: DispatchEvent.VoiceStateUpdate, json: JSON.stringify(state) };
     const recipients = new Set(members.map((m) => m.user_id));
     recipients.add(state.user_id);
-    for (const id of recipients) this.bus.publish(userTopic(applicationId, id), dispatch);
+    this.bus.publishMany(Array.from(recipients, (id) => userTopic(applicationId, id)), dispatch);
   }
 
   // ---- cluster mode (issue 18) -----------------------------------------------------------------
