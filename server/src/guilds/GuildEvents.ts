@@ -41,8 +41,15 @@ export class GuildEvents {
     const json = JSON.stringify(payload);
     const hiddenJson = audience.kind === 'channel' && audience.hidden !== undefined ? JSON.stringify(audience.hidden) : null;
     let sent = 0;
+    // Recipients gathered per dispatch (the event, its |self and |hidden forms), each published to
+    // all of its recipients at once: on Redis a fan-out is then one script, whole or not at all.
+    const groups = new Map<string, { dispatch: { t: string; json: string }; topics: string[] }>();
     const send = (userId: string, name: string, body: string) => {
-      this.bus.publish(guildUserTopic(userId), { t: userId === opts.subjectUserId ? `${name}|self` : name, json: body });
+      const dispatch = { t: userId === opts.subjectUserId ? `${name}|self` : name, json: body };
+      // The name says the body: the event's JSON, or the hidden form's for `|hidden`.
+      let group = groups.get(dispatch.t);
+      if (!group) groups.set(dispatch.t, (group = { dispatch, topics: [] }));
+      group.topics.push(guildUserTopic(userId));
       sent++;
     };
     if (audience.kind === 'guild') {
@@ -67,6 +74,7 @@ export class GuildEvents {
       }
     }
     for (const id of opts.alsoTo ?? []) send(id, t, json);
+    for (const { dispatch, topics } of groups.values()) this.bus.publishMany(topics, dispatch);
     return sent;
   }
 
