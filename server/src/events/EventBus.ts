@@ -20,8 +20,9 @@ export type DispatchHandler = (dispatch: Dispatch) => void;
 export interface EventBus {
   publish(topic: string, dispatch: Dispatch): void;
   /**
-   * One dispatch to many topics (a lobby message to its members). On Redis it is one command, so
-   * a node that dies while publishing tells either every recipient or none, never some of them.
+   * One dispatch to many topics (a lobby message to its members). On Redis, with user streams
+   * on (the shared session store: every clustered node), the user topics go in one script per
+   * 256, so a node that dies while publishing tells every recipient or none, never some of them.
    */
   publishMany(topics: readonly string[], dispatch: Dispatch): void;
   subscribe(topic: string, handler: DispatchHandler): () => void;
