@@ -230,7 +230,7 @@ describe.each(databaseConfigs())('storage on $name', ({ config }) => {
     expect((await store.lobbies.idleExpired(Date.now())).map((l) => l.id)).not.toContain(lobby.id);
   });
 
-  it('stops the idle clock only when it runs, and leaves a stopped one stopped', async () => {
+  it('stopIdleClock clears a running idle clock and leaves a stopped one stopped', async () => {
     const lobby = await store.lobbies.transaction((tx) => store.lobbies.create(tx, { applicationId: appId, secret: 's5', metadata: null, idleTimeoutSeconds: 5 }));
     const idleSince = async () => {
       const v = (await store.lobbies.get(lobby.id))!.idle_since;

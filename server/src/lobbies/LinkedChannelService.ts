@@ -409,9 +409,9 @@ export class LinkedChannelService {
   }
 
   private async publishToMembers(lobby: LobbiesTable, t: string, d: unknown): Promise<void> {
-    const members = await this.store.lobbies.members(lobby.id);
+    const members = await this.store.lobbies.memberIds(lobby.id);
     const dispatch = { t, json: JSON.stringify(d) };
-    this.bus.publishMany(members.map((m) => userTopic(lobby.application_id, m.user_id)), dispatch);
+    this.bus.publishMany(members.map((id) => userTopic(lobby.application_id, id)), dispatch);
   }
 }
 

@@ -167,11 +167,11 @@ export class LobbyService {
   async deleteLobby(applicationId: string, lobbyId: string): Promise<void> {
     const lobby = await this.store.lobbies.get(lobbyId);
     if (!lobby || lobby.application_id !== applicationId) return;
-    const members = await this.store.lobbies.members(lobbyId);
+    const members = await this.store.lobbies.memberIds(lobbyId);
     await this.store.lobbies.delete(lobbyId);
     await linkedChannelRepo(this.store.database.db).forgetLobby(this.store.database.db, lobbyId);
     this.memberGone(lobbyId, null);
-    this.publishTo(members.map((m) => m.user_id), applicationId, DispatchEvent.LobbyDelete, { id: lobbyId, application_id: applicationId });
+    this.publishTo(members, applicationId, DispatchEvent.LobbyDelete, { id: lobbyId, application_id: applicationId });
   }
 
   /** The user's name or connection changed: every co-member of every lobby hears of it. */
@@ -325,9 +325,9 @@ export class LobbyService {
     const expired = candidates.filter((l) => !linked.has(l.id));
     let deleted = 0;
     for (const lobby of expired) {
-      const members = await this.store.lobbies.members(lobby.id);
+      const members = await this.store.lobbies.memberIds(lobby.id);
       // Someone may have connected since the query; the idle clock is cleared then.
-      if (members.some((m) => this.connections.isConnected(lobby.application_id, m.user_id))) {
+      if (members.some((id) => this.connections.isConnected(lobby.application_id, id))) {
         await this.store.lobbies.setIdleSince(lobby.id, null);
         continue;
       }
@@ -335,7 +335,7 @@ export class LobbyService {
       await linkedChannelRepo(this.store.database.db).forgetLobby(this.store.database.db, lobby.id);
       this.memberGone(lobby.id, null);
       deleted++;
-      this.publishTo(members.map((m) => m.user_id), lobby.application_id, DispatchEvent.LobbyDelete, { id: lobby.id, application_id: lobby.application_id });
+      this.publishTo(members, lobby.application_id, DispatchEvent.LobbyDelete, { id: lobby.id, application_id: lobby.application_id });
       this.log.info({ lobbyId: lobby.id }, 'lobby idle timeout');
     }
     return deleted;
@@ -351,7 +351,7 @@ export class LobbyService {
   async refreshIdleOf(lobbyId: string): Promise<void> {
     const lobby = await this.store.lobbies.get(lobbyId);
     if (!lobby) return;
-    await this.refreshIdle(lobbyId, lobby.application_id, (await this.store.lobbies.members(lobbyId)).map((m) => m.user_id));
+    await this.refreshIdle(lobbyId, lobby.application_id, await this.store.lobbies.memberIds(lobbyId));
   }
 
   private async removeMembers(lobby: LobbiesTable, userIds: string[]): Promise<void> {
@@ -360,7 +360,7 @@ export class LobbyService {
       for (const id of userIds) if (await this.store.lobbies.removeMember(tx, lobby.id, id)) removed.push(id);
     });
     if (removed.length === 0) return;
-    const remaining = (await this.store.lobbies.members(lobby.id)).map((m) => m.user_id);
+    const remaining = await this.store.lobbies.memberIds(lobby.id);
     for (const id of removed) this.announceRemoval(lobby.application_id, lobby.id, id, remaining);
     await this.refreshIdle(lobby.id, lobby.application_id, remaining);
   }

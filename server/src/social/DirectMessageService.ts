@@ -133,7 +133,7 @@ export class DirectMessageService {
       if (message) await this.store.webhookEvents.record(tx, lobby.application_id, 'LOBBY_MESSAGE_UPDATE', { ...message, edited_timestamp: new Date().toISOString() });
     });
     if (!message) return;
-    const members = (await this.store.lobbies.members(lobbyId)).map((m) => m.user_id);
+    const members = await this.store.lobbies.memberIds(lobbyId);
     publish(this.bus, lobby.application_id, members, SocialDispatchEvent.LobbyMessageUpdate, message);
   }
 

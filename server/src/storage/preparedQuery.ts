@@ -33,6 +33,8 @@ export function registerSqliteHandle(root: Kysely<Database>, handle: BetterSqlit
  */
 export class PreparedQuery<Args extends unknown[], Row> {
   private readonly compiled = new WeakMap<Kysely<Database>, Compiled>();
+  /** The raw and the plucked SQLite statement of `rows` and `column`, per database handle. */
+  private readonly statements = { rows: new WeakMap<BetterSqlite3.Database, BetterSqlite3.Statement>(), column: new WeakMap<BetterSqlite3.Database, BetterSqlite3.Statement>() };
 
   constructor(
     private readonly arity: Args['length'],
@@ -71,8 +73,6 @@ export class PreparedQuery<Args extends unknown[], Row> {
   async column(root: Kysely<Database>, db: Db, ...args: Args): Promise<unknown[]> {
     return this.read(root, db, args, 'column');
   }
-
-  private readonly statements = { rows: new WeakMap<BetterSqlite3.Database, BetterSqlite3.Statement>(), column: new WeakMap<BetterSqlite3.Database, BetterSqlite3.Statement>() };
 
   private async read(root: Kysely<Database>, db: Db, args: Args, mode: 'rows' | 'column'): Promise<unknown[]> {
     const c = this.compile(root);

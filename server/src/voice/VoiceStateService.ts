@@ -472,9 +472,9 @@ export class VoiceStateService {
       return;
     }
     const applicationId = call.applicationId;
-    const members = await this.store.lobbies.members(lobbyId);
+    const members = await this.store.lobbies.memberIds(lobbyId);
     const dispatch = { t: DispatchEvent.VoiceStateUpdate, json: JSON.stringify(state) };
-    const recipients = new Set(members.map((m) => m.user_id));
+    const recipients = new Set(members);
     recipients.add(state.user_id);
     this.bus.publishMany(Array.from(recipients, (id) => userTopic(applicationId, id)), dispatch);
   }
