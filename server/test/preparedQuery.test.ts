@@ -108,6 +108,86 @@ describe.each(databaseConfigs())('prepared queries on $name', ({ config }) => {
     expect(await store.lobbies.memberWithUser(lobby.id, '4')).toBeUndefined();
   });
 
+  it('counts the rows a write changed: one matched, none matched', async () => {
+    const db = store.database.db;
+    const u = await player(7);
+    const rename = new PreparedQuery(2, (k, id: string, name: string) => k.updateTable('users').set({ global_name: name }).where('id', '=', id));
+    expect(await rename.run(db, db, u.id, 'Renamed')).toBe(1);
+    expect(await rename.run(db, db, '1', 'Nobody')).toBe(0);
+    expect((await store.users.get(u.id))?.global_name).toBe('Renamed');
+  });
+
+  it('the reads and writes of every Identify: relationships, friends and their games, lobbies, status, played-with, invites, profiles, the application', async () => {
+    const db = store.database.db;
+    const other = (await store.applications.create('Other')).id;
+    const [a, b, c] = [await player(8), await player(9), await player(10)];
+    const rel = (user: string, otherId: string, scope: string, type: number, since: number, k: typeof db = db) =>
+      store.relationships.set(k, { user_id: user, other_id: otherId, application_id: scope, type, is_spam: 0, since });
+    await rel(a.id, b.id, '0', 1, 2); // platform friends
+    await rel(a.id, c.id, other, 1, 1); // game friends in the other application only
+    await rel(a.id, c.id, appId, 2, 3); // blocked in this one
+    expect((await store.relationships.listFor(a.id, appId)).map((r) => [r.other_id, r.application_id, r.type])).toEqual([[b.id, '0', 1], [c.id, appId, 2]]);
+    expect((await store.relationships.listFor(a.id, other)).map((r) => r.other_id)).toEqual([c.id, b.id]);
+    await db.transaction().execute(async (tx) => {
+      await rel(a.id, b.id, appId, 4, 4, tx);
+      expect(await store.relationships.listFor(a.id, appId, tx)).toHaveLength(3);
+      await tx.deleteFrom('relationships').where('user_id', '=', a.id).where('application_id', '=', appId).where('other_id', '=', b.id).execute();
+    });
+    expect(await store.relationships.friendIds(a.id, appId)).toEqual([b.id]);
+    expect((await store.relationships.friendIds(a.id, other)).sort()).toEqual([b.id, c.id].sort());
+
+    // Played-with: the first mark inserts, a later one (past the node's interval) touches the row.
+    await store.socialSettings.markPlayed(appId, b.id, 1_000);
+    await store.socialSettings.markPlayed(other, c.id, 1_000);
+    await store.socialSettings.markPlayed(other, c.id, 1_000 + 61_000);
+    expect(await store.socialSettings.applicationsOf(c.id)).toEqual([other]);
+    const seen = await db.selectFrom('application_players').select(['first_seen_at', 'last_seen_at']).where('user_id', '=', c.id).executeTakeFirstOrThrow();
+    expect([Number(seen.first_seen_at), Number(seen.last_seen_at)]).toEqual([1_000, 62_000]);
+    // A platform friend's sessions are wherever they played; a game friend's only in that game.
+    const sessions = (await store.relationships.friendSessions(a.id)).map((f) => `${f.friendId}@${f.applicationId}`).sort();
+    expect(sessions).toEqual([`${b.id}@${appId}`, `${c.id}@${other}`].sort());
+
+    expect(await store.socialSettings.chosenStatus(a.id)).toBeUndefined();
+    await store.socialSettings.setChosenStatus(a.id, 'dnd');
+    expect(await store.socialSettings.chosenStatus(a.id)).toBe('dnd');
+
+    const lobby = await store.lobbies.create(db, { applicationId: appId, secret: 'identify', metadata: null, idleTimeoutSeconds: 300 });
+    await store.lobbies.create(db, { applicationId: other, secret: 'elsewhere', metadata: null, idleTimeoutSeconds: 300 });
+    await store.lobbies.upsertMember(db, lobby.id, a.id, {});
+    expect((await store.lobbies.forUser(a.id, appId)).map((l) => l.id)).toEqual([lobby.id]);
+    expect(await store.lobbies.forUser(a.id, other)).toEqual([]);
+
+    expect((await store.applications.get(appId))?.name).toBe('Game');
+    expect(await store.applications.get('5')).toBeUndefined();
+
+    // Invites from one application (prepared) and from a family (built each time) agree.
+    const channel = await store.directMessages.openChannel(db, b.id, a.id);
+    const invite = async (app: string, at: number) => {
+      const row = await store.invites.insert(db, { application_id: app, sender_id: b.id, recipient_id: a.id, channel_id: channel.id, type: 1, party_id: 'p', session_id: 's', content: `at ${at}`, cover_image: null });
+      await db.updateTable('activity_invites').set({ created_at: at }).where('id', '=', row.id).execute();
+      return row.id;
+    };
+    const first = await invite(appId, 1_000);
+    const second = await invite(other, 2_000);
+    const third = await invite(appId, 3_000);
+    expect((await store.invites.received(a.id, [appId], 0)).map((i) => i.id)).toEqual([third, first]);
+    expect((await store.invites.received(a.id, [appId, other], 0)).map((i) => i.id)).toEqual([third, second, first]);
+    expect((await store.invites.received(a.id, [appId], 1_001)).map((i) => i.id)).toEqual([third]);
+
+    // One user's profiles (prepared) are the rows a read of several users gives for them.
+    for (const [n, u] of [[1, a], [2, b]] as const) {
+      await store.applicationProfiles.upsert({ applicationId: appId, authType: 'DEVICE_ID', externalId: `prepared-device-${n === 1 ? 8 : 9}` }, {
+        providerType: 'device', providerId: null, providerIssuedUserId: `issued-${u.id}`, username: `name-${n}`, avatarHash: null, metadata: null,
+      });
+    }
+    const one = await store.applicationProfiles.ofUsers(appId, [a.id]);
+    const both = await store.applicationProfiles.ofUsers(appId, [a.id, b.id, a.id]);
+    expect(one.get(a.id)?.map((r) => r.username)).toEqual(['name-1']);
+    expect(one.get(a.id)).toEqual(both.get(a.id));
+    expect(both.get(b.id)?.map((r) => r.provider_issued_user_id)).toEqual([`issued-${b.id}`]);
+    expect((await store.applicationProfiles.ofUsers(other, [a.id])).size).toBe(0);
+  });
+
   it('reads rows as arrays in the select\'s order and a plucked column, with arguments and constants in place', async () => {
     const db = store.database.db;
     const users = [await player(9), await player(10)];

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { PreparedQuery } from './preparedQuery.ts';
 import type { Database } from './schema.ts';
 
 declare module './schema.ts' {
@@ -40,6 +41,25 @@ export interface ProfileData {
 
 export type ApplicationProfileRow = ApplicationProfilesTable & { user_id: string };
 
+/** Profiles in an application with whose identity each is today, in the order ofUsers gives them. */
+const profilesWithOwners = (db: Kysely<Database>, applicationId: string) =>
+  db
+    .selectFrom('application_profiles as p')
+    .innerJoin('external_identities as e', (j) =>
+      j.onRef('e.application_id', '=', 'p.application_id').onRef('e.auth_type', '=', 'p.auth_type').onRef('e.external_id', '=', 'p.external_id'),
+    )
+    .selectAll('p')
+    .select('e.user_id')
+    .where('p.application_id', '=', applicationId);
+
+/**
+ * One user's profiles: every Identify and `GET /users/@me` reads them. Built once (PreparedQuery):
+ * kysely building this join each time cost more than running it.
+ */
+const profilesOfUser = new PreparedQuery(2, (db, applicationId: string, userId: string) =>
+  profilesWithOwners(db, applicationId).where('e.user_id', '=', userId).orderBy('e.created_at').orderBy('p.auth_type').orderBy('p.external_id'),
+);
+
 /**
  * Application profiles (UserApplicationProfileHandle). Writes take the caller's executor, so a
  * merge writes the profile in the grant's transaction; reads join external_identities, which
@@ -76,20 +96,12 @@ export class ApplicationProfileRepo {
   /** The profiles of one application's identities held by these users, oldest link first. */
   async ofUsers(applicationId: string, userIds: readonly string[], db: Kysely<Database> = this.db): Promise<Map<string, ApplicationProfileRow[]>> {
     const out = new Map<string, ApplicationProfileRow[]>();
-    if (userIds.length === 0) return out;
-    const rows = await db
-      .selectFrom('application_profiles as p')
-      .innerJoin('external_identities as e', (j) =>
-        j.onRef('e.application_id', '=', 'p.application_id').onRef('e.auth_type', '=', 'p.auth_type').onRef('e.external_id', '=', 'p.external_id'),
-      )
-      .selectAll('p')
-      .select('e.user_id')
-      .where('p.application_id', '=', applicationId)
-      .where('e.user_id', 'in', [...new Set(userIds)])
-      .orderBy('e.created_at')
-      .orderBy('p.auth_type')
-      .orderBy('p.external_id')
-      .execute();
+    const ids = [...new Set(userIds)];
+    if (ids.length === 0) return out;
+    const rows =
+      ids.length === 1
+        ? await profilesOfUser.all(this.db, db, applicationId, ids[0]!)
+        : await profilesWithOwners(db, applicationId).where('e.user_id', 'in', ids).orderBy('e.created_at').orderBy('p.auth_type').orderBy('p.external_id').execute();
     for (const r of rows) out.set(r.user_id, [...(out.get(r.user_id) ?? []), r]);
     return out;
   }

@@ -1,8 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
 import { hashSecret, newSecret } from '../auth/secrets.ts';
 import './applicationSchema.ts';
+import { PreparedQuery } from './preparedQuery.ts';
 import type { ApplicationsTable, Database } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
+
+/** An application by ID: every Identify, and every request of an unapproved application, reads it. */
+const applicationById = new PreparedQuery(1, (db, id: string) => db.selectFrom('applications').selectAll().where('id', '=', id));
 
 export interface CreatedApplication {
   id: string;
@@ -86,7 +90,7 @@ export class ApplicationRepo {
   }
 
   async get(id: string): Promise<ApplicationsTable | undefined> {
-    return this.db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
+    return applicationById.first(this.db, this.db, id);
   }
 
   async findByBotToken(token: string): Promise<ApplicationsTable | undefined> {

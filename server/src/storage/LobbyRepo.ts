@@ -56,6 +56,10 @@ const withUserColumns = (db: Kysely<Database>, lobbyId: string) =>
     .select(['u.primary_guild_id', 'u.primary_guild_enabled', 'u.primary_guild_tag', 'u.primary_guild_badge'])
     .where('m.lobby_id', '=', lobbyId);
 const membersWithUsersOf = new PreparedQuery(1, (db, lobbyId: string) => withUserColumns(db, lobbyId).orderBy('m.joined_at').orderBy('m.user_id'));
+/** The user's lobbies in an application: READY reads them on every Identify. */
+const lobbiesOfUser = new PreparedQuery(2, (db, userId: string, applicationId: string) =>
+  db.selectFrom('lobbies as l').innerJoin('lobby_members as m', 'm.lobby_id', 'l.id').selectAll('l').where('m.user_id', '=', userId).where('l.application_id', '=', applicationId).orderBy('l.created_at'),
+);
 const memberWithUserOf = new PreparedQuery(2, (db, lobbyId: string, userId: string) => withUserColumns(db, lobbyId).where('m.user_id', '=', userId));
 
 /** A member and its user, as membersWithUsers and memberWithUser answer them. */
@@ -219,14 +223,7 @@ export class LobbyRepo {
 
   /** Lobbies of one application that the user is a member of. */
   forUser(userId: string, applicationId: string): Promise<LobbiesTable[]> {
-    return this.db
-      .selectFrom('lobbies as l')
-      .innerJoin('lobby_members as m', 'm.lobby_id', 'l.id')
-      .selectAll('l')
-      .where('m.user_id', '=', userId)
-      .where('l.application_id', '=', applicationId)
-      .orderBy('l.created_at')
-      .execute();
+    return lobbiesOfUser.all(this.db, this.db, userId, applicationId);
   }
 
   /** IDs of every lobby (any application) the user is in: for presence changes. */

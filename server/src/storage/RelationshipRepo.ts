@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { PreparedQuery } from './preparedQuery.ts';
 import type { Database, RelationshipsTable, UsersTable } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
 
@@ -6,6 +7,25 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /** `application_id` of platform relationships (across games). */
 export const PLATFORM_SCOPE = '0';
+
+// The reads every Identify makes (READY's relationships, the friends told of the new session),
+// built once (PreparedQuery): kysely building them each time cost more than running them.
+const rowsFor = new PreparedQuery(2, (db, userId: string, applicationId: string) =>
+  db.selectFrom('relationships').selectAll().where('user_id', '=', userId).where('application_id', 'in', [PLATFORM_SCOPE, applicationId]).orderBy('since'),
+);
+const friendSessionsOf = new PreparedQuery(1, (db, userId: string) =>
+  db
+    .selectFrom('relationships as r')
+    .innerJoin('application_players as p', 'p.user_id', 'r.other_id')
+    .select(['r.other_id as friendId', 'p.application_id as applicationId'])
+    .where('r.user_id', '=', userId)
+    .where('r.type', '=', 1)
+    .where((eb) => eb.or([eb('r.application_id', '=', PLATFORM_SCOPE), eb('r.application_id', '=', eb.ref('p.application_id'))]))
+    .distinct(),
+);
+const friendIdsOf = new PreparedQuery(2, (db, userId: string, applicationId: string) =>
+  db.selectFrom('relationships').select('other_id').where('user_id', '=', userId).where('type', '=', 1).where('application_id', 'in', [PLATFORM_SCOPE, applicationId]).distinct(),
+);
 
 /** A friend of someone, and an application where that friend may have a Gateway session. */
 export interface FriendSession {
@@ -51,13 +71,7 @@ export class RelationshipRepo {
 
   /** Every row the user holds that the application can see: platform ones and its own game ones. */
   listFor(userId: string, applicationId: string, db: Db = this.db): Promise<RelationshipsTable[]> {
-    return db
-      .selectFrom('relationships')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('application_id', 'in', [PLATFORM_SCOPE, applicationId])
-      .orderBy('since')
-      .execute();
+    return rowsFor.all(this.db, db, userId, applicationId);
   }
 
   async set(db: Db, row: RelationshipsTable): Promise<void> {
@@ -111,28 +125,12 @@ export class RelationshipRepo {
    * which the friendship counts (all of them for platform friends, the one game for game friends).
    */
   async friendSessions(userId: string): Promise<FriendSession[]> {
-    const rows = await this.db
-      .selectFrom('relationships as r')
-      .innerJoin('application_players as p', 'p.user_id', 'r.other_id')
-      .select(['r.other_id as friendId', 'p.application_id as applicationId'])
-      .where('r.user_id', '=', userId)
-      .where('r.type', '=', 1)
-      .where((eb) => eb.or([eb('r.application_id', '=', PLATFORM_SCOPE), eb('r.application_id', '=', eb.ref('p.application_id'))]))
-      .distinct()
-      .execute();
-    return rows;
+    return friendSessionsOf.all(this.db, this.db, userId);
   }
 
   /** IDs of the user's friends as seen from one application (platform friends and its game friends). */
   async friendIds(userId: string, applicationId: string): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('relationships')
-      .select('other_id')
-      .where('user_id', '=', userId)
-      .where('type', '=', 1)
-      .where('application_id', 'in', [PLATFORM_SCOPE, applicationId])
-      .distinct()
-      .execute();
+    const rows = await friendIdsOf.all(this.db, this.db, userId, applicationId);
     return rows.map((r) => r.other_id);
   }
 

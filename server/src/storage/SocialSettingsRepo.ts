@@ -1,5 +1,15 @@
 import { type Kysely, sql } from 'kysely';
+import { PreparedQuery } from './preparedQuery.ts';
 import type { ApplicationSocialSettingsTable, Database } from './schema.ts';
+
+// Every Identify runs these (READY's status, the played-with record): built once (PreparedQuery).
+const statusOf = new PreparedQuery(1, (db, userId: string) => db.selectFrom('user_presence_settings').select('status').where('user_id', '=', userId));
+const touchPlayer = new PreparedQuery(3, (db, applicationId: string, userId: string, now: number) =>
+  db.updateTable('application_players').set({ last_seen_at: now }).where('application_id', '=', applicationId).where('user_id', '=', userId),
+);
+const insertPlayer = new PreparedQuery(3, (db, applicationId: string, userId: string, now: number) =>
+  db.insertInto('application_players').values({ application_id: applicationId, user_id: userId, first_seen_at: now, last_seen_at: now }),
+);
 
 /**
  * How long a node trusts its read of an application family. Families change only when an operator
@@ -64,15 +74,9 @@ export class SocialSettingsRepo {
   }
 
   private async writePlayed(applicationId: string, userId: string, now: number): Promise<void> {
-    const updated = await this.db
-      .updateTable('application_players')
-      .set({ last_seen_at: now })
-      .where('application_id', '=', applicationId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) > 0) return;
+    if ((await touchPlayer.run(this.db, this.db, applicationId, userId, now)) > 0) return;
     try {
-      await this.db.insertInto('application_players').values({ application_id: applicationId, user_id: userId, first_seen_at: now, last_seen_at: now }).execute();
+      await insertPlayer.run(this.db, this.db, applicationId, userId, now);
     } catch {
       // A concurrent first session inserted the row: it exists, which is all this records.
     }
@@ -97,8 +101,7 @@ export class SocialSettingsRepo {
   }
 
   async chosenStatus(userId: string): Promise<string | undefined> {
-    const row = await this.db.selectFrom('user_presence_settings').select('status').where('user_id', '=', userId).executeTakeFirst();
-    return row?.status;
+    return (await statusOf.first(this.db, this.db, userId))?.status;
   }
 
   async setChosenStatus(userId: string, status: string): Promise<void> {

@@ -49,6 +49,14 @@ export class PreparedQuery<Args extends unknown[], Row> {
     return result.rows;
   }
 
+  /** A write: how many rows it changed (an UPDATE that matched none: 0). */
+  async run(root: Kysely<Database>, db: Db, ...args: Args): Promise<number> {
+    const c = this.compile(root);
+    const parameters = c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
+    const result = await db.executeQuery<Row>({ ...c.query, parameters } as CompiledQuery<Row>);
+    return Number(result.numAffectedRows ?? 0n);
+  }
+
   /** The first row, or undefined. */
   async first(root: Kysely<Database>, db: Db, ...args: Args): Promise<Row | undefined> {
     return (await this.all(root, db, ...args))[0];
