@@ -2,8 +2,24 @@ import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database, UsersTable } from './schema.ts';
 import type { GuildBansTable, GuildMembersTable } from './guildSchema.ts';
 import './guildSchema.ts';
+import { PreparedQuery } from './preparedQuery.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+// A member with their user and role IDs: every guild request's permission check reads them, so
+// both are built once (PreparedQuery) rather than by kysely on each call.
+const memberWithUser = new PreparedQuery(2, (db, guildId: string, userId: string) =>
+  db
+    .selectFrom('guild_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .selectAll('m')
+    .select(['u.username', 'u.global_name', 'u.avatar as user_avatar', 'u.is_bot', 'u.is_provisional', 'u.created_at as user_created_at', ...PRIMARY_GUILD_COLUMNS])
+    .where('m.guild_id', '=', guildId)
+    .where('m.user_id', '=', userId),
+);
+const roleIdsOfMember = new PreparedQuery(2, (db, guildId: string, userId: string) =>
+  db.selectFrom('guild_member_roles').select('role_id').where('guild_id', '=', guildId).where('user_id', '=', userId),
+);
 
 /** A member row with its role IDs (the `@everyone` role is implied, never listed). */
 export interface MemberWithRoles {
@@ -23,16 +39,9 @@ export class GuildMemberRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async get(guildId: string, userId: string, db: Db = this.db): Promise<MemberWithRoles | undefined> {
-    const row = await db
-      .selectFrom('guild_members as m')
-      .innerJoin('users as u', 'u.id', 'm.user_id')
-      .selectAll('m')
-      .select(['u.username', 'u.global_name', 'u.avatar as user_avatar', 'u.is_bot', 'u.is_provisional', 'u.created_at as user_created_at', ...PRIMARY_GUILD_COLUMNS])
-      .where('m.guild_id', '=', guildId)
-      .where('m.user_id', '=', userId)
-      .executeTakeFirst();
+    const row = await memberWithUser.first(this.db, db, guildId, userId);
     if (!row) return undefined;
-    const roles = await db.selectFrom('guild_member_roles').select('role_id').where('guild_id', '=', guildId).where('user_id', '=', userId).execute();
+    const roles = await roleIdsOfMember.all(this.db, db, guildId, userId);
     return { member: memberOf(row), user: userOf(row), roles: roles.map((r) => r.role_id) };
   }
 

@@ -10,6 +10,13 @@ type Db = Kysely<Database> | Transaction<Database>;
 /** Identify's guild list: the member rows' guild IDs by the user index (a member row's guild exists: cascade). */
 const guildIdsOfUser = new PreparedQuery(1, (db, userId: string) => db.selectFrom('guild_members').select('guild_id').where('user_id', '=', userId));
 
+// A guild, a channel and a guild's roles: every guild request reads them (permissions), built once.
+const guildById = new PreparedQuery(1, (db, id: string) => db.selectFrom('guilds').selectAll().where('id', '=', id));
+const channelById = new PreparedQuery(1, (db, id: string) => db.selectFrom('guild_channels').selectAll().where('id', '=', id));
+const rolesOfGuild = new PreparedQuery(1, (db, guildId: string) =>
+  db.selectFrom('guild_roles').selectAll().where('guild_id', '=', guildId).orderBy('position').orderBy(sqlLength('id')).orderBy('id'),
+);
+
 /** Guilds with their channels and roles (the members live in GuildMemberRepo). */
 export class GuildRepo {
   constructor(private readonly db: Kysely<Database>, readonly ids: SnowflakeGenerator) {}
@@ -20,7 +27,7 @@ export class GuildRepo {
   }
 
   get(id: string, db: Db = this.db): Promise<GuildsTable | undefined> {
-    return db.selectFrom('guilds').selectAll().where('id', '=', id).executeTakeFirst();
+    return guildById.first(this.db, db, id);
   }
 
   /** Creates the guild and its `@everyone` role, whose ID is the guild's (the public convention). */
@@ -81,7 +88,7 @@ export class GuildRepo {
   // ---- channels ------------------------------------------------------------------------------
 
   channel(id: string, db: Db = this.db): Promise<GuildChannelsTable | undefined> {
-    return db.selectFrom('guild_channels').selectAll().where('id', '=', id).executeTakeFirst();
+    return channelById.first(this.db, db, id);
   }
 
   /** A guild's channels in `position` order (ties by ID), as clients sort them. */
@@ -136,7 +143,7 @@ export class GuildRepo {
   }
 
   roles(guildId: string, db: Db = this.db): Promise<GuildRolesTable[]> {
-    return db.selectFrom('guild_roles').selectAll().where('guild_id', '=', guildId).orderBy('position').orderBy(sqlLength('id')).orderBy('id').execute();
+    return rolesOfGuild.all(this.db, db, guildId);
   }
 
   async createRole(db: Db, guildId: string, fields: Partial<Omit<GuildRolesTable, 'id' | 'guild_id' | 'created_at'>> & { name: string; permissions: string }): Promise<GuildRolesTable> {

@@ -33,7 +33,9 @@ export class UserRepo {
   async getMany(ids: readonly string[]): Promise<Map<string, UsersTable>> {
     const out = new Map<string, UsersTable>();
     if (ids.length === 0) return out;
-    const rows = await this.db.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+    const unique = [...new Set(ids)];
+    // One user (a message's author, most often): the prepared read.
+    const rows = unique.length === 1 ? await byId.all(this.db, this.db, unique[0]!) : await this.db.selectFrom('users').selectAll().where('id', 'in', unique).execute();
     for (const r of rows) out.set(r.id, r);
     return out;
   }
