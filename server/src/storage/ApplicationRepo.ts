@@ -7,6 +7,8 @@ import type { SnowflakeGenerator } from './Snowflake.ts';
 
 /** An application by ID: every Identify, and every request of an unapproved application, reads it. */
 const applicationById = new PreparedQuery(1, (db, id: string) => db.selectFrom('applications').selectAll().where('id', '=', id));
+/** An application by its bot token's hash: every request a bot makes. */
+const applicationByBotToken = new PreparedQuery(1, (db, tokenHash: string) => db.selectFrom('applications').selectAll().where('bot_token_hash', '=', tokenHash));
 
 export interface CreatedApplication {
   id: string;
@@ -94,7 +96,7 @@ export class ApplicationRepo {
   }
 
   async findByBotToken(token: string): Promise<ApplicationsTable | undefined> {
-    return this.db.selectFrom('applications').selectAll().where('bot_token_hash', '=', hashSecret(token)).executeTakeFirst();
+    return applicationByBotToken.first(this.db, this.db, hashSecret(token));
   }
 
   /** Applications that games use: the first-party client is the platform's own and not counted. */

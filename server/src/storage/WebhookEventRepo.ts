@@ -3,6 +3,7 @@ import { type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
 import type { Database, WebhookEventsTable } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
 import type { ApplicationKeysTable, WebhookSettingsTable } from './webhookSchema.ts';
+import { PreparedQuery } from './preparedQuery.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -10,6 +11,23 @@ export type { ApplicationKeysTable, WebhookSettingsTable };
 
 /** Public `event_webhooks_status` values. */
 export const WebhookStatus = { Disabled: 1, Enabled: 2, DisabledByPlatform: 3 } as const;
+
+/**
+ * record's statement, built once per database (every lobby message, DM and authorization runs it).
+ * One statement reads the subscription and inserts: one round trip fewer in every producer's
+ * transaction (PostgreSQL). `quotedType` is the type as a JSON string: `types` is the JSON array
+ * as saveSettings wrote it, so the quoted name occurs in it exactly when the type is subscribed.
+ */
+const recordEvent = new PreparedQuery(6, (db, id: string, applicationId: string, type: string, data: string, quotedType: string, now: number) => {
+  const notSubscribed = db.getExecutor().adapter instanceof PostgresAdapter ? sql`strpos(s.types, ${quotedType}) = 0` : sql`instr(s.types, ${quotedType}) = 0`;
+  const query = sql<{ skipped_at: number | string | null }>`insert into webhook_events (id, application_id, type, data, attempts, delivered_at, skipped_at, created_at)
+      select ${id}, ${applicationId}, ${type}, ${data}, 0, null,
+        case when s.status = ${WebhookStatus.Disabled} or ${notSubscribed} then cast(${now} as bigint) else null end,
+        cast(${now} as bigint)
+      from webhook_settings s where s.application_id = ${applicationId}
+      returning skipped_at`;
+  return { compile: () => query.compile(db) };
+});
 
 /**
  * The outbox of webhook events (protocols.md 7) and its delivery state. Events are recorded in
@@ -42,19 +60,7 @@ export class WebhookEventRepo {
    */
   async record(tx: Db, applicationId: string, type: string, data: unknown): Promise<string | null> {
     const id = this.ids.next();
-    const now = Date.now();
-    // One statement reads the subscription and inserts: one round trip fewer in every producer's
-    // transaction (PostgreSQL). `types` is the JSON array as saveSettings wrote it, so the quoted
-    // type name occurs in it exactly when the type is subscribed.
-    const quoted = JSON.stringify(type);
-    const notSubscribed = this.dialect === 'postgres' ? sql`strpos(s.types, ${quoted}) = 0` : sql`instr(s.types, ${quoted}) = 0`;
-    const inserted = await sql<{ skipped_at: number | string | null }>`insert into webhook_events (id, application_id, type, data, attempts, delivered_at, skipped_at, created_at)
-      select ${id}, ${applicationId}, ${type}, ${JSON.stringify(data)}, 0, null,
-        case when s.status = ${WebhookStatus.Disabled} or ${notSubscribed} then cast(${now} as bigint) else null end,
-        cast(${now} as bigint)
-      from webhook_settings s where s.application_id = ${applicationId}
-      returning skipped_at`.execute(tx);
-    const row = inserted.rows[0];
+    const [row] = await recordEvent.all(this.db, tx, id, applicationId, type, JSON.stringify(data), JSON.stringify(type), Date.now());
     if (!row) return null;
     if (row.skipped_at == null) this.onRecorded?.(applicationId);
     return id;
