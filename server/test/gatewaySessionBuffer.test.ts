@@ -4,20 +4,30 @@ import { describe, expect, it } from 'vitest';
 import { Session } from '../src/gateway/Session.ts';
 
 function session(maxBuffered = 5000) {
+  /** What the socket was given, decoded; `bytes` as given. */
   const wire: string[] = [];
+  const bytes: (string | Buffer)[] = [];
   const s = new Session('sid', 'u1', 'app', 'token', maxBuffered);
-  s.attach((frame) => wire.push(frame));
-  return { s, wire };
+  s.attach((frame) => {
+    bytes.push(frame);
+    wire.push(frame.toString());
+  });
+  return { s, wire, bytes };
 }
 
 describe('Session Resume buffer', () => {
   it('a Resume after seq N gets the frames the socket got after N, byte for byte, and a heartbeat ack drops the older ones', () => {
-    const { s, wire } = session();
+    const { s, wire, bytes } = session();
     s.sendReady('{"v":10}');
     const payload = JSON.stringify({ content: 'hé 👋 "quoted"', lobby_id: '1' });
     for (let i = 0; i < 5; i++) s.dispatch({ t: 'LOBBY_MESSAGE_CREATE', json: payload });
     expect(wire).toHaveLength(6);
     expect(JSON.parse(wire[1]!)).toEqual({ op: 0, t: 'LOBBY_MESSAGE_CREATE', s: 2, d: JSON.parse(payload) });
+    // The socket gets the frame's UTF-8 bytes (dispatchFrame.ts), the payload encoded once: the
+    // same bytes a Resume's string frames encode to.
+    const replay = s.framesAfter(1) as string[];
+    expect(replay).toHaveLength(5);
+    for (const [i, frame] of replay.entries()) expect(bytes[i + 1]).toEqual(Buffer.from(frame));
     expect(s.framesAfter(3)).toEqual(wire.slice(3));
     expect(s.framesAfter(6)).toEqual([]);
     s.acknowledge(4);

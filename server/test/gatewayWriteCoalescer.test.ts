@@ -198,7 +198,7 @@ describe('which frames may wait', () => {
   it('lobby roster changes may; messages, lobby changes, READY and the rest may not', () => {
     const s = new Session('sid', 'u1', 'app', 'token', 100);
     const sent: [string, boolean][] = [];
-    s.attach((frame, mayWait) => sent.push([JSON.parse(frame).t, mayWait]));
+    s.attach((frame, mayWait) => sent.push([JSON.parse(frame.toString()).t, mayWait]));
     for (const t of ['LOBBY_MEMBER_ADD', 'LOBBY_MEMBER_UPDATE', 'LOBBY_MEMBER_REMOVE', 'LOBBY_MESSAGE_CREATE', 'LOBBY_UPDATE', 'LOBBY_DELETE', 'PRESENCE_UPDATE', 'VOICE_SERVER_UPDATE']) s.send(t, '{}');
     expect(sent).toEqual([
       ['LOBBY_MEMBER_ADD', true],

@@ -16,6 +16,9 @@ import { beforeWrite, flushNow } from './writeCoalescer.ts';
 /** Bits 0-25 are the documented intents (protocols.md 1.10); anything above is invalid (4013). */
 const VALID_INTENT_MASK = (1 << 26) - 1;
 
+/** A frame is a text message whether it comes as a string or as its UTF-8 bytes (dispatchFrame.ts). */
+const TEXT = { binary: false } as const;
+
 /**
  * The protocol on one socket: Hello, heartbeats, Identify or Resume, then dispatches from the
  * session it is attached to. Every way a client can misbehave ends in the documented close code.
@@ -312,9 +315,9 @@ export class GatewayConnection {
   holding = false;
 
   /** `mayWait`: a roster frame, which writeCoalescer.ts may hold for the frames after it. */
-  private sendFrame(frame: string, mayWait = false): void {
+  private sendFrame(frame: string | Buffer, mayWait = false): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
     beforeWrite(this, this.raw, mayWait);
-    this.socket.send(frame);
+    this.socket.send(frame, TEXT);
   }
 }

@@ -1,5 +1,6 @@
 import { DispatchEvent } from '@social-layer/protocol';
 import type { Dispatch } from '../events/EventBus.ts';
+import { dispatchFrame, dispatchFrameBytes } from './dispatchFrame.ts';
 
 /**
  * A dispatch sent and kept until the client acknowledges it: its parts, or (restored from another
@@ -9,11 +10,6 @@ import type { Dispatch } from '../events/EventBus.ts';
  * session keeps a small record and the frame it wrote is young garbage (lobby-fanout's GC pauses).
  */
 type Sent = { s: number; t: string; json: string } | { s: number; frame: string };
-
-/** The wire frame of dispatch number `s`: built by concatenation, the payload serialized once for all. */
-function dispatchFrame(t: string, s: number, json: string): string {
-  return `{"op":0,"t":${JSON.stringify(t)},"s":${s},"d":${json}}`;
-}
 
 const frameOf = (f: Sent): string => ('frame' in f ? f.frame : dispatchFrame(f.t, f.s, f.json));
 
@@ -31,7 +27,8 @@ const MAY_WAIT = new Set<string>([DispatchEvent.LobbyMemberAdd, DispatchEvent.Lo
 export class Session {
   seq = 0;
   private buffer: Sent[] = [];
-  private socketSend: ((frame: string, mayWait: boolean) => void) | null = null;
+  /** Writes a frame (a text message's bytes, or a string) to the socket. */
+  private socketSend: ((frame: string | Buffer, mayWait: boolean) => void) | null = null;
   private expiry: NodeJS.Timeout | null = null;
   closed = false;
   /**
@@ -54,7 +51,7 @@ export class Session {
     return this.socketSend !== null;
   }
 
-  attach(send: (frame: string, mayWait: boolean) => void): void {
+  attach(send: (frame: string | Buffer, mayWait: boolean) => void): void {
     if (this.expiry) clearTimeout(this.expiry);
     this.expiry = null;
     this.socketSend = send;
@@ -114,16 +111,15 @@ export class Session {
   send(t: string, json: string, u?: string, keep = true): void {
     if (this.closed) return;
     const s = ++this.seq;
-    const frame = dispatchFrame(t, s, json);
     // Stored before the socket write, in the same tick: a node killed after writing to the socket
     // has handed the store its copy too.
-    this.onFrame?.(s, frame, u ?? '');
+    this.onFrame?.(s, dispatchFrame(t, s, json), u ?? '');
     if (keep) {
       this.buffer.push({ s, t, json });
       // A client that stays away too long loses its oldest frames; its Resume then fails (see framesAfter).
       if (this.buffer.length > this.maxBuffered) this.buffer.shift();
     }
-    this.socketSend?.(frame, MAY_WAIT.has(t));
+    this.socketSend?.(dispatchFrameBytes(t, s, json), MAY_WAIT.has(t));
   }
 
   /** Heartbeats carry the last sequence the client has: everything up to it can be dropped. */
