@@ -45,10 +45,10 @@ export class GuildEvents {
     // all of its recipients at once: on Redis a fan-out is then one script, whole or not at all.
     const groups = new Map<string, { dispatch: { t: string; json: string }; topics: string[] }>();
     const send = (userId: string, name: string, body: string) => {
-      const dispatch = { t: userId === opts.subjectUserId ? `${name}|self` : name, json: body };
+      const form = userId === opts.subjectUserId ? `${name}|self` : name;
       // The name says the body: the event's JSON, or the hidden form's for `|hidden`.
-      let group = groups.get(dispatch.t);
-      if (!group) groups.set(dispatch.t, (group = { dispatch, topics: [] }));
+      let group = groups.get(form);
+      if (!group) groups.set(form, (group = { dispatch: { t: form, json: body }, topics: [] }));
       group.topics.push(guildUserTopic(userId));
       sent++;
     };

@@ -10,7 +10,7 @@ import {
 } from '@social-layer/protocol';
 import { Errors } from '../http/ApiError.ts';
 import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
-import { type EventBus, userTopic } from '../events/EventBus.ts';
+import type { EventBus } from '../events/EventBus.ts';
 import type { Logger } from '../log/Logger.ts';
 import { decodeMetadata } from '../storage/LobbyRepo.ts';
 import type { LobbiesTable, LobbyMembersTable, LobbyMessagesTable, UsersTable } from '../storage/schema.ts';
@@ -20,6 +20,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../storage/schema.ts';
 import { linkedChannelRepo } from '../storage/LinkedChannelRepo.ts';
 import { decorateLobbyMessages } from './linkedMessages.ts';
+import { publish } from '../social/dispatch.ts';
 
 /** Told when a user stops being a member of a lobby (left, removed, or the lobby is gone; userId null = everyone). */
 export type MemberGoneListener = (lobbyId: string, userId: string | null) => void;
@@ -127,7 +128,7 @@ export class LobbyService {
     // lobby of 100 the string is about 30 KB, and JSON.stringify was a sixth of a rejoin's CPU).
     const json = JSON.stringify(view.lobby);
     if (result.memberAdded) {
-      this.publishJson([userId], applicationId, DispatchEvent.LobbyCreate, json);
+      this.publishTo([userId], applicationId, DispatchEvent.LobbyCreate, json);
       const others = view.memberIds.filter((id) => id !== userId);
       this.publishTo(others, applicationId, DispatchEvent.LobbyMemberAdd, { lobby_id: result.lobbyId, member: view.member(userId) });
       if (result.metadataChanged) this.publishTo(others, applicationId, DispatchEvent.LobbyUpdate, view.lobby);
@@ -385,15 +386,9 @@ export class LobbyService {
     else await this.store.lobbies.setIdleSince(lobbyId, Date.now());
   }
 
+  /** To the users' sessions in the application (social/dispatch.ts): `d` a payload, or its JSON already serialized. */
   private publishTo(userIds: readonly string[], applicationId: string, t: string, d: unknown): void {
-    if (userIds.length === 0) return;
-    this.publishJson(userIds, applicationId, t, JSON.stringify(d));
-  }
-
-  /** publishTo with the payload already serialized. */
-  private publishJson(userIds: readonly string[], applicationId: string, t: string, json: string): void {
-    const dispatch = { t, json };
-    this.bus.publishMany(userIds.map((id) => userTopic(applicationId, id)), dispatch);
+    if (userIds.length > 0) publish(this.bus, applicationId, userIds, t, d);
   }
 
   private async view(lobbyId: string, row?: LobbiesTable) {

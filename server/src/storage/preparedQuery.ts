@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { type Compilable, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { type Compilable, type CompiledQuery, type Kysely, type QueryResult, type Transaction } from 'kysely';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -11,6 +11,9 @@ interface Compiled {
   query: CompiledQuery;
   slots: Slot[];
 }
+
+/** A call's parameters: each slot's argument or constant, in the compiled query's order. */
+const parametersOf = (c: Compiled, args: readonly unknown[]): unknown[] => c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
 
 /** The better-sqlite3 handle under each SQLite Kysely (database.ts registers it), for array reads. */
 const sqliteHandles = new WeakMap<Kysely<Database>, BetterSqlite3.Database>();
@@ -43,18 +46,12 @@ export class PreparedQuery<Args extends unknown[], Row> {
 
   /** Every row. `root` compiles (the dialect's SQL is the same in and out of a transaction); `db` runs it. */
   async all(root: Kysely<Database>, db: Db, ...args: Args): Promise<Row[]> {
-    const c = this.compile(root);
-    const parameters = c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
-    const result = await db.executeQuery<Row>({ ...c.query, parameters } as CompiledQuery<Row>);
-    return result.rows;
+    return (await this.execute(root, db, args)).rows;
   }
 
   /** A write: how many rows it changed (an UPDATE that matched none: 0). */
   async run(root: Kysely<Database>, db: Db, ...args: Args): Promise<number> {
-    const c = this.compile(root);
-    const parameters = c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
-    const result = await db.executeQuery<Row>({ ...c.query, parameters } as CompiledQuery<Row>);
-    return Number(result.numAffectedRows ?? 0n);
+    return Number((await this.execute(root, db, args)).numAffectedRows ?? 0n);
   }
 
   /** The first row, or undefined. */
@@ -82,9 +79,15 @@ export class PreparedQuery<Args extends unknown[], Row> {
     return this.read(root, db, args, 'column');
   }
 
+  /** The compiled query through kysely's driver, with this call's arguments. */
+  private execute(root: Kysely<Database>, db: Db, args: Args): Promise<QueryResult<Row>> {
+    const c = this.compile(root);
+    return db.executeQuery<Row>({ ...c.query, parameters: parametersOf(c, args) } as CompiledQuery<Row>);
+  }
+
   private async read(root: Kysely<Database>, db: Db, args: Args, mode: 'rows' | 'column'): Promise<unknown[]> {
     const c = this.compile(root);
-    const parameters = c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
+    const parameters = parametersOf(c, args);
     // A Kysely bound to one connection (connection().execute) would wait below for itself.
     if (db !== root && !db.isTransaction) throw new Error('PreparedQuery: an array read runs on the root database or in one of its transactions');
     const handle = sqliteHandles.get(root);
