@@ -95,6 +95,13 @@ describe.each(databaseConfigs())('channel messages on $name', ({ config }) => {
       ['👍', 2, 1, true, true],
       ['party:400000000000000001', 1, 0, false, false],
     ]);
+    // Several messages in one read (a page): each gets its own counts, the same as read alone.
+    const other = await repo.insert(db, msg('react too'));
+    await repo.addReaction(db, { ...r('100000000000000004', '🎉'), message_id: other.id }, at++);
+    const page = await repo.reactionCounts([other.id, m.id, '1'], '100000000000000002');
+    expect(page.get(m.id)).toEqual(counts);
+    expect(page.get(other.id)?.map((c) => [c.emoji_key, c.normal, c.me])).toEqual([['🎉', 1, false]]);
+    expect(page.has('1')).toBe(false);
     expect(await repo.reactors(m.id, '👍', { type: 0, limit: 10 })).toEqual(['100000000000000002', '100000000000000003']);
     expect(await repo.reactors(m.id, '👍', { type: 0, after: '100000000000000002', limit: 10 })).toEqual(['100000000000000003']);
     expect(await repo.hasEmoji(m.id, '🎉')).toBe(false);

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/storage/database.ts';
 import { PreparedQuery } from '../src/storage/preparedQuery.ts';
+import { MAX_COMPILED_LIST, PreparedListQuery } from '../src/storage/preparedListQuery.ts';
 import { Store } from '../src/storage/Store.ts';
 import { cleanupTempDirs, databaseConfigs, dropTestSchemas } from './harness.ts';
 
@@ -225,6 +226,44 @@ describe.each(databaseConfigs())('prepared queries on $name', ({ config }) => {
     ).rejects.toThrow('roll back');
     expect(await outside).toEqual([u.id]);
     expect(await outsideWithUsers).toHaveLength(1);
+  });
+
+  it('a list argument: each length answers the rows the query built for that list answers, padded forms adding none', async () => {
+    const db = store.database.db;
+    // 300 users in one insert: more than the longest compiled list, so the built form runs too.
+    const ids = Array.from({ length: 300 }, (_, i) => String(900_000_000_000_000_000n + BigInt(i)));
+    await db.insertInto('users').values(ids.map((id, i) => ({ id, username: `list-${i}`, global_name: i % 3 === 0 ? null : `L${i}`, avatar: null, is_provisional: i % 2, is_bot: 0, created_at: i }))).execute();
+    const built = (list: readonly string[], provisional: number) =>
+      db.selectFrom('users').select(['id', 'username']).where('id', 'in', list).where('is_provisional', '=', provisional).orderBy('created_at').execute();
+    const q = new PreparedListQuery(1, (k, list: readonly string[], provisional: number) =>
+      k.selectFrom('users').select(['id', 'username']).where('id', 'in', list).where('is_provisional', '=', provisional).orderBy('created_at'));
+    for (const n of [1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 100, MAX_COMPILED_LIST, MAX_COMPILED_LIST + 1, 300]) {
+      // Every third ID from the end, so lists of different lengths overlap and end on different rows.
+      const list = Array.from({ length: n }, (_, i) => ids[(299 - 3 * i + 900) % 300]!);
+      for (const provisional of [0, 1]) expect(await q.all(db, db, list, provisional), `${n} items, provisional ${provisional}`).toEqual(await built(list, provisional));
+    }
+    // Repeats in the caller's list, an unknown ID, and the padding (a 3-item list runs as 4) give each row once.
+    const repeated = [ids[1]!, ids[1]!, '1', ids[3]!, ids[1]!];
+    expect((await q.all(db, db, repeated, 1)).map((r) => r.id)).toEqual([ids[1], ids[3]]);
+    expect((await q.all(db, db, [ids[3]!, '1', '2'], 1)).map((r) => r.id)).toEqual([ids[3]]);
+    // In a transaction: its own writes show, and the same compiled form runs outside it after.
+    await db.transaction().execute(async (tx) => {
+      await tx.updateTable('users').set({ username: 'inside' }).where('id', '=', ids[5]!).execute();
+      expect((await q.all(db, tx, [ids[5]!, ids[7]!, ids[9]!], 1)).map((r) => r.username)).toEqual(['inside', 'list-7', 'list-9']);
+    });
+    await expect(q.all(db, db, [], 1)).rejects.toThrow(/list is empty/);
+  });
+
+  it('the repos\' list reads give for one item what they give for it among many (users); an empty list reads nothing', async () => {
+    const db = store.database.db;
+    const [a, b] = [await player(13), await player(14)];
+    const one = await store.users.getMany([a.id]);
+    const many = await store.users.getMany([b.id, a.id, a.id, '1']);
+    expect([...one.keys()]).toEqual([a.id]);
+    expect(many.get(a.id)).toEqual(one.get(a.id));
+    expect([...many.keys()].sort()).toEqual([a.id, b.id].sort());
+    expect((await store.users.getMany([])).size).toBe(0);
+    expect(await store.invites.received(a.id, [], 0)).toEqual([]);
   });
 
   it('refuses an array read on a Kysely bound to one connection, which would wait for itself', async () => {

@@ -1,13 +1,13 @@
 import type { Kysely, Transaction } from 'kysely';
-import { PreparedQuery } from './preparedQuery.ts';
+import { PreparedListQuery } from './preparedListQuery.ts';
 import type { ActivityInvitesTable, Database } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** Invites to a user from one application (the usual family: no siblings), for READY: built once. */
-const receivedFromOne = new PreparedQuery(3, (db, userId: string, applicationId: string, since: number) =>
-  db.selectFrom('activity_invites').selectAll().where('recipient_id', '=', userId).where('application_id', '=', applicationId).where('created_at', '>=', since).orderBy('created_at', 'desc'),
+/** Invites to a user from an application family (most often one application), for READY: built once. */
+const receivedFrom = new PreparedListQuery(2, (db, applicationIds: readonly string[], userId: string, since: number) =>
+  db.selectFrom('activity_invites').selectAll().where('recipient_id', '=', userId).where('application_id', 'in', applicationIds).where('created_at', '>=', since).orderBy('created_at', 'desc'),
 );
 
 /** Activity invites and join requests (kept apart from DM history: they are not chat messages). */
@@ -25,16 +25,9 @@ export class ActivityInviteRepo {
   }
 
   /** Invites to the user since `since`, newest first, from the given applications. */
-  received(userId: string, applicationIds: readonly string[], since: number): Promise<ActivityInvitesTable[]> {
-    if (applicationIds.length === 1) return receivedFromOne.all(this.db, this.db, userId, applicationIds[0]!, since);
-    return this.db
-      .selectFrom('activity_invites')
-      .selectAll()
-      .where('recipient_id', '=', userId)
-      .where('application_id', 'in', [...applicationIds])
-      .where('created_at', '>=', since)
-      .orderBy('created_at', 'desc')
-      .execute();
+  async received(userId: string, applicationIds: readonly string[], since: number): Promise<ActivityInvitesTable[]> {
+    if (applicationIds.length === 0) return [];
+    return receivedFrom.all(this.db, this.db, applicationIds, userId, since);
   }
 
   /** The sender's invites of one type from one application since `since`. */

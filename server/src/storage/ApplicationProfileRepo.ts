@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { PreparedQuery } from './preparedQuery.ts';
+import { PreparedListQuery } from './preparedListQuery.ts';
 import type { Database } from './schema.ts';
 
 declare module './schema.ts' {
@@ -41,8 +41,12 @@ export interface ProfileData {
 
 export type ApplicationProfileRow = ApplicationProfilesTable & { user_id: string };
 
-/** Profiles in an application with whose identity each is today, in the order ofUsers gives them. */
-const profilesWithOwners = (db: Kysely<Database>, applicationId: string) =>
+/**
+ * The users' profiles in an application, with whose identity each is today. Every Identify and
+ * `GET /users/@me` reads one user's: built once (PreparedListQuery), as kysely building this join
+ * each time cost more than running it.
+ */
+const profilesOfUsers = new PreparedListQuery(1, (db, userIds: readonly string[], applicationId: string) =>
   db
     .selectFrom('application_profiles as p')
     .innerJoin('external_identities as e', (j) =>
@@ -50,14 +54,11 @@ const profilesWithOwners = (db: Kysely<Database>, applicationId: string) =>
     )
     .selectAll('p')
     .select('e.user_id')
-    .where('p.application_id', '=', applicationId);
-
-/**
- * One user's profiles: every Identify and `GET /users/@me` reads them. Built once (PreparedQuery):
- * kysely building this join each time cost more than running it.
- */
-const profilesOfUser = new PreparedQuery(2, (db, applicationId: string, userId: string) =>
-  profilesWithOwners(db, applicationId).where('e.user_id', '=', userId).orderBy('e.created_at').orderBy('p.auth_type').orderBy('p.external_id'),
+    .where('p.application_id', '=', applicationId)
+    .where('e.user_id', 'in', userIds)
+    .orderBy('e.created_at')
+    .orderBy('p.auth_type')
+    .orderBy('p.external_id'),
 );
 
 /**
@@ -98,10 +99,7 @@ export class ApplicationProfileRepo {
     const out = new Map<string, ApplicationProfileRow[]>();
     const ids = [...new Set(userIds)];
     if (ids.length === 0) return out;
-    const rows =
-      ids.length === 1
-        ? await profilesOfUser.all(this.db, db, applicationId, ids[0]!)
-        : await profilesWithOwners(db, applicationId).where('e.user_id', 'in', ids).orderBy('e.created_at').orderBy('p.auth_type').orderBy('p.external_id').execute();
+    const rows = await profilesOfUsers.all(this.db, db, ids, applicationId);
     for (const r of rows) out.set(r.user_id, [...(out.get(r.user_id) ?? []), r]);
     return out;
   }

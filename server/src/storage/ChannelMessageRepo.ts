@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
-import { PreparedQuery } from './preparedQuery.ts';
+import { PreparedListQuery } from './preparedListQuery.ts';
 
 /** Table types of migration 0008_messages; they join kysely's Database by module augmentation. */
 export interface ChannelMessagesTable {
@@ -99,9 +99,9 @@ function cursorSide(id: string): 'below' | 'above' | 'same' {
   return n.length < ID_LENGTH ? 'below' : n.length > ID_LENGTH ? 'above' : 'same';
 }
 
-/** One message's reactions (a new message's wire form asks for them): built once. */
-const reactionsOfMessage = new PreparedQuery(1, (db, messageId: string) =>
-  db.selectFrom('channel_message_reactions').selectAll().where('message_id', '=', messageId).orderBy('created_at').orderBy('emoji_key'),
+/** Messages' reactions (a new message's wire form asks for one message's, a page for each of its messages): built once. */
+const reactionsOfMessages = new PreparedListQuery(0, (db, messageIds: readonly string[]) =>
+  db.selectFrom('channel_message_reactions').selectAll().where('message_id', 'in', messageIds).orderBy('created_at').orderBy('emoji_key'),
 );
 
 /** Channel messages (guild text channels), their reactions, pins and the enforce_nonce ledger. */
@@ -290,10 +290,7 @@ export class ChannelMessageRepo {
   async reactionCounts(messageIds: string[], viewerId: string, db: Db = this.db): Promise<Map<string, ReactionCount[]>> {
     const out = new Map<string, ReactionCount[]>();
     if (messageIds.length === 0) return out;
-    const rows =
-      messageIds.length === 1
-        ? await reactionsOfMessage.all(this.db, db, messageIds[0]!)
-        : await db.selectFrom('channel_message_reactions').selectAll().where('message_id', 'in', messageIds).orderBy('created_at').orderBy('emoji_key').execute();
+    const rows = await reactionsOfMessages.all(this.db, db, messageIds);
     for (const r of rows) {
       let list = out.get(r.message_id);
       if (!list) out.set(r.message_id, (list = []));

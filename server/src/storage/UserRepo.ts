@@ -5,6 +5,7 @@ import type { Database, UsersTable } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
 import { primaryGuildWire } from '../guilds/primaryGuildWire.ts';
 import { PreparedQuery } from './preparedQuery.ts';
+import { PreparedListQuery } from './preparedListQuery.ts';
 
 export function userToWire(row: UsersTable): User {
   return {
@@ -22,6 +23,8 @@ export function userToWire(row: UsersTable): User {
 
 /** The most frequent read there is (storage/preparedQuery.ts). */
 const byId = new PreparedQuery(1, (db, id: string) => db.selectFrom('users').selectAll().where('id', '=', id));
+/** Several users (a page's authors, a message's mentions; most often one, its author). */
+const byIds = new PreparedListQuery(0, (db, ids: readonly string[]) => db.selectFrom('users').selectAll().where('id', 'in', ids));
 
 export class UserRepo {
   constructor(private readonly db: Kysely<Database>, private readonly ids: SnowflakeGenerator) {}
@@ -34,8 +37,7 @@ export class UserRepo {
     const out = new Map<string, UsersTable>();
     if (ids.length === 0) return out;
     const unique = [...new Set(ids)];
-    // One user (a message's author, most often): the prepared read.
-    const rows = unique.length === 1 ? await byId.all(this.db, this.db, unique[0]!) : await this.db.selectFrom('users').selectAll().where('id', 'in', unique).execute();
+    const rows = await byIds.all(this.db, this.db, unique);
     for (const r of rows) out.set(r.id, r);
     return out;
   }

@@ -32,7 +32,7 @@ export function registerSqliteHandle(root: Kysely<Database>, handle: BetterSqlit
  * `build` is called once with a marker string in place of each argument; in the compiled
  * parameter list each marker is replaced by the call's argument in the same place. An argument
  * must therefore reach the query as a bound parameter (a `where` value), not as an identifier, a
- * list to expand or anything the builder inspects.
+ * list to expand (preparedListQuery.ts does `in` lists) or anything the builder inspects.
  */
 export class PreparedQuery<Args extends unknown[], Row> {
   private readonly compiled = new WeakMap<Kysely<Database>, Compiled>();
