@@ -23,12 +23,16 @@ export async function guestToken(api: string, appId: string): Promise<string> {
   return t.access_token as string;
 }
 
-/** Opens a Gateway session (with `intents` when given) and resolves at READY; `onDispatch` sees every later dispatch. */
-export function openGatewaySession(wsUrl: string, token: string, onDispatch: (t: string, d: any, text: string) => void, intents?: number): Promise<WebSocket> {
+/**
+ * Opens a Gateway session (with `intents` when given) and resolves at READY; `onDispatch` sees every
+ * later dispatch, `onBytes` the size of every message from the first (HELLO, READY included).
+ */
+export function openGatewaySession(wsUrl: string, token: string, onDispatch: (t: string, d: any, text: string) => void, intents?: number, onBytes?: (bytes: number) => void): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(wsUrl);
     socket.on('error', reject);
-    socket.on('message', (data) => {
+    socket.on('message', (data: Buffer) => {
+      onBytes?.(data.length);
       const text = data.toString();
       const f = JSON.parse(text);
       if (f.op === 10) socket.send(JSON.stringify({ op: 2, d: { token, ...(intents === undefined ? {} : { intents }), properties: { os: 'linux', browser: 'bench', device: 'bench' } } }));

@@ -43,6 +43,8 @@ interface Arm {
   clientCpuMs: number;
   clients: number;
   latencies: number[];
+  /** What the server sent the arm's clients: Gateway messages (HELLO and READY on) and HTTP answers' bodies. */
+  bytes: number;
 }
 
 /** Where the platform node runs: its URL and app, its CPU clock, and a CPU profile of it under BENCH_PROFILE. */
@@ -126,13 +128,18 @@ async function measure(platform: Platform, split: boolean, profileName: string):
             };
             delivered = { target: memberAddsExpected, resolve: done };
           });
-    const client = async (arm: ArmName, token: string, secret: string): Promise<number> => {
+    const client = async (arm: Arm, token: string, secret: string): Promise<number> => {
       const t0 = nowMs();
-      sockets.push(await openGatewaySession(wsUrl, token, onDispatch));
-      if (arm === 'identify_join') await postJson('PUT', `${api}/lobbies`, token, { secret });
+      sockets.push(await openGatewaySession(wsUrl, token, onDispatch, undefined, (n) => (arm.bytes += n)));
+      if (arm.name === 'identify_join') {
+        // Awaited before the sum: `bytes += await ...` would add to the count read before the wait.
+        const answer = await postJson('PUT', `${api}/lobbies`, token, { secret });
+        // Its size as sent: the server writes compact JSON, which JSON.stringify gives back.
+        arm.bytes += Buffer.byteLength(JSON.stringify(answer));
+      }
       return nowMs() - t0;
     };
-    const arm = (name: ArmName): Arm => ({ name, ms: 0, serverCpuMs: 0, clientCpuMs: 0, clients: 0, latencies: [] });
+    const arm = (name: ArmName): Arm => ({ name, ms: 0, serverCpuMs: 0, clientCpuMs: 0, clients: 0, latencies: [], bytes: 0 });
     const arms = { identify: arm('identify'), identify_join: arm('identify_join') };
     const batch = async (arm: Arm, batchTokens: string[], secret: string) => {
       const s0 = await platform.cpuMs();
@@ -141,7 +148,7 @@ async function measure(platform: Platform, split: boolean, profileName: string):
       let next = 0;
       await Promise.all(
         Array.from({ length: Math.min(CONCURRENCY, batchTokens.length) }, async () => {
-          while (next < batchTokens.length) arm.latencies.push(await client(arm.name, batchTokens[next++]!, secret));
+          while (next < batchTokens.length) arm.latencies.push(await client(arm, batchTokens[next++]!, secret));
         }),
       );
       if (arm.name === 'identify_join') {
@@ -190,6 +197,8 @@ function figures(prefix: string, r: Awaited<ReturnType<typeof measure>>, split: 
     identify_only_server_cpu_ms_per_client: r.identify.serverCpuMs / r.identify.clients,
     identify_join_server_cpu_ms_per_client: r.identify_join.serverCpuMs / r.identify_join.clients,
     ratio_server_cpu_identify_over_join: r.identify.serverCpuMs / r.identify.clients / (r.identify_join.serverCpuMs / r.identify_join.clients),
+    identify_only_kb_sent_per_client: r.identify.bytes / r.identify.clients / 1024,
+    identify_join_kb_sent_per_client: r.identify_join.bytes / r.identify_join.clients / 1024,
     ...(split
       ? {
           identify_only_client_cpu_ms_per_client: r.identify.clientCpuMs / r.identify.clients,
@@ -223,6 +232,7 @@ export default async function lobbyJoin(): Promise<BenchResult> {
       'in_process: clients, server and their sockets share one process; server CPU there is the whole process\'s.',
       'Tokens (provisional accounts) are made before timing for both arms; every socket stays open to the end, so later joins fan out to earlier members.',
       'CPU ms per client is less sensitive to other tenants than the rates; the server-CPU ratio (identify over identify + join) is the rate one saturated node would reach.',
+      'kb_sent_per_client: what the server sent each client (Gateway messages from HELLO on, and the PUT\'s answer), counted as received; a join adds the whole lobby twice (the answer and the joiner\'s LOBBY_CREATE) and one LOBBY_MEMBER_ADD to each member already there.',
     ],
   };
 }
