@@ -13,12 +13,14 @@ export class PlatformChild {
     readonly appId: string,
     /** The raw peer's `ws` server, in the same process. */
     readonly rawPort: number,
+    /** `lobby-join`'s raw peer (rawJoinPeer.ts), in the same process. */
+    readonly rawJoinUrl: string,
   ) {}
 
   static async start(): Promise<PlatformChild> {
     const child = new Child(new URL('./platformProcess.ts', import.meta.url));
     const ready = await child.once('ready');
-    return new PlatformChild(child, ready.url as string, ready.appId as string, ready.rawPort as number);
+    return new PlatformChild(child, ready.url as string, ready.appId as string, ready.rawPort as number, ready.rawJoinUrl as string);
   }
 
   /** The child's CPU time so far (user + system), ms. */

@@ -1,11 +1,11 @@
 /**
  * The server side of `lobby-fanout`, `lobby-join` and `presence-fanout` in a process of its own:
- * the platform node and the raw peer (a bare `ws` server; idle in `lobby-join`) live here, the
- * senders and receiving clients in the parent. That is the deployment's shape (players never share the
- * server's event loop), so the latencies are the wire's, and this process's CPU time is the
- * server's and nothing else's.
+ * the platform node and the raw peers (a bare `ws` server, idle in `lobby-join`; `lobby-join`'s
+ * rawJoinPeer.ts, idle in the others) live here, the senders and receiving clients in the parent.
+ * That is the deployment's shape (players never share the server's event loop), so the latencies
+ * are the wire's, and this process's CPU time is the server's and nothing else's.
  *
- * IPC (childProcess.ts): `ready` { url, appId, rawPort } once started; `raw` { frame }
+ * IPC (childProcess.ts): `ready` { url, appId, rawPort, rawJoinUrl } once started; `raw` { frame }
  * writes the frame to every raw socket and answers the broadcast's start on the shared monotonic
  * clock (stats.ts `nowMs`), which is where the raw side's latency starts; `befriend` { host,
  * friends } writes friendships into the store (presence-fanout's setup); `cpu` answers this
@@ -22,6 +22,7 @@ import { serve } from '../childProcess.ts';
 import { startProfile } from './profile.ts';
 import { lobbyBenchServerOptions } from './serverOptions.ts';
 import { befriend } from './befriend.ts';
+import { startRawJoinPeer } from './rawJoinPeer.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));
 const server = await startServer(lobbyBenchServerOptions(dir));
@@ -29,6 +30,8 @@ const app = await server.createApplication({ name: 'bench' });
 const raw = new WebSocketServer({ port: 0, host: '127.0.0.1' });
 let stopProfile: (() => Promise<void>) | undefined;
 await new Promise<void>((r) => raw.once('listening', () => r()));
+// Started after the listen above is awaited: an await before it could let 'listening' pass unheard.
+const rawJoin = await startRawJoinPeer();
 
 serve(async (m) => {
   switch (m.type) {
@@ -53,6 +56,7 @@ serve(async (m) => {
     case 'stop':
       for (const ws of raw.clients) ws.terminate();
       await new Promise<void>((r) => raw.close(() => r()));
+      await rawJoin.close();
       await server.close();
       rmSync(dir, { recursive: true, force: true });
       setImmediate(() => process.exit(0));
@@ -61,4 +65,4 @@ serve(async (m) => {
       throw new Error(`unknown request ${m.type}`);
   }
 });
-process.send!({ type: 'ready', url: server.url, appId: app.id, rawPort: (raw.address() as { port: number }).port });
+process.send!({ type: 'ready', url: server.url, appId: app.id, rawPort: (raw.address() as { port: number }).port, rawJoinUrl: rawJoin.url });
