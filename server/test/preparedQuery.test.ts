@@ -3,6 +3,7 @@ import { openDatabase } from '../src/storage/database.ts';
 import { PreparedQuery } from '../src/storage/preparedQuery.ts';
 import { MAX_COMPILED_LIST, PreparedListQuery } from '../src/storage/preparedListQuery.ts';
 import { Store } from '../src/storage/Store.ts';
+import { shareLobby } from '../src/social/messagingPolicy.ts';
 import { cleanupTempDirs, databaseConfigs, dropTestSchemas } from './harness.ts';
 
 afterAll(async () => {
@@ -264,6 +265,43 @@ describe.each(databaseConfigs())('prepared queries on $name', ({ config }) => {
     expect([...many.keys()].sort()).toEqual([a.id, b.id].sort());
     expect((await store.users.getMany([])).size).toBe(0);
     expect(await store.invites.received(a.id, [], 0)).toEqual([]);
+  });
+
+  it('the reads and writes of a DM send: blocks either way, friendship in scope, a shared lobby, the recipient writing first, the pair\'s channel, the message', async () => {
+    const db = store.database.db;
+    const other = (await store.applications.create('Other')).id;
+    const [a, b, c] = [await player(15), await player(16), await player(17)];
+    const rel = (user: string, otherId: string, scope: string, type: number) =>
+      store.relationships.set(db, { user_id: user, other_id: otherId, application_id: scope, type, is_spam: 0, since: 1 });
+    expect(await store.relationships.blockedEitherWay(a.id, b.id)).toBe(false);
+    await rel(b.id, a.id, '0', 2);
+    expect([await store.relationships.blockedEitherWay(a.id, b.id), await store.relationships.blockedEitherWay(b.id, a.id)]).toEqual([true, true]);
+    expect(await store.relationships.blockedEitherWay(a.id, c.id)).toBe(false);
+    // A block in one game only is not a platform block.
+    await rel(a.id, c.id, appId, 2);
+    expect(await store.relationships.blockedEitherWay(a.id, c.id)).toBe(false);
+    await rel(a.id, c.id, other, 1);
+    expect([await store.relationships.areFriends(a.id, c.id, other), await store.relationships.areFriends(a.id, c.id, appId)]).toEqual([true, false]);
+    await rel(a.id, c.id, '0', 1);
+    expect(await store.relationships.areFriends(a.id, c.id, appId)).toBe(true);
+
+    // A shared lobby counts in the family given, not outside it.
+    const lobby = await store.lobbies.create(db, { applicationId: other, secret: 'dm-path', metadata: null, idleTimeoutSeconds: 300 });
+    await store.lobbies.upsertMember(db, lobby.id, a.id, {});
+    expect(await shareLobby(store, a.id, c.id, [appId, other])).toBe(false);
+    await store.lobbies.upsertMember(db, lobby.id, c.id, {});
+    expect([await shareLobby(store, a.id, c.id, [appId, other]), await shareLobby(store, c.id, a.id, [other]), await shareLobby(store, a.id, c.id, [appId]), await shareLobby(store, a.id, c.id, [])]).toEqual([true, true, false, false]);
+
+    // The pair's channel is one whichever way it is asked; messages go in whole; one sent is enough.
+    const channel = await store.directMessages.openChannel(db, c.id, a.id);
+    expect((await store.directMessages.channelBetween(a.id, c.id))?.id).toBe(channel.id);
+    expect((await store.directMessages.openChannel(db, a.id, c.id)).id).toBe(channel.id);
+    expect(await store.directMessages.hasSent(c.id, a.id, [appId])).toBe(false);
+    const sent = [];
+    for (let i = 0; i < 3; i++) sent.push(await store.directMessages.insert(db, { channelId: channel.id, applicationId: appId, authorId: c.id, recipientId: a.id, content: `m${i}`, metadata: i === 0 ? { k: 'v' } : null }));
+    const stored = await store.directMessages.get(sent[0]!.id);
+    expect({ ...stored, created_at: Number(stored!.created_at) }).toEqual(sent[0]);
+    expect([await store.directMessages.hasSent(c.id, a.id, [appId]), await store.directMessages.hasSent(c.id, a.id, [other, appId]), await store.directMessages.hasSent(c.id, a.id, [other]), await store.directMessages.hasSent(a.id, c.id, [appId]), await store.directMessages.hasSent(c.id, a.id, [])]).toEqual([true, true, false, false, false]);
   });
 
   it('refuses an array read on a Kysely bound to one connection, which would wait for itself', async () => {

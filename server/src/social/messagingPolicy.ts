@@ -1,4 +1,18 @@
 import type { Store } from '../storage/Store.ts';
+import { PreparedListQuery } from '../storage/preparedListQuery.ts';
+
+/** Asked on every DM and invite between players who are not friends: built once, one row is enough. */
+const sharedLobby = new PreparedListQuery(2, (db, applicationIds: readonly string[], a: string, b: string) =>
+  db
+    .selectFrom('lobby_members as ma')
+    .innerJoin('lobby_members as mb', 'mb.lobby_id', 'ma.lobby_id')
+    .innerJoin('lobbies as l', 'l.id', 'ma.lobby_id')
+    .select('ma.lobby_id')
+    .where('ma.user_id', '=', a)
+    .where('mb.user_id', '=', b)
+    .where('l.application_id', 'in', applicationIds)
+    .limit(1),
+);
 
 /**
  * Who may send a direct message (or an activity invite, which travels as one) to whom. The spec
@@ -26,14 +40,7 @@ export async function canMessage(store: Store, applicationId: string, family: re
 
 /** Whether both users are members of one lobby of the given applications. */
 export async function shareLobby(store: Store, a: string, b: string, applicationIds: readonly string[]): Promise<boolean> {
-  const row = await store.database.db
-    .selectFrom('lobby_members as ma')
-    .innerJoin('lobby_members as mb', 'mb.lobby_id', 'ma.lobby_id')
-    .innerJoin('lobbies as l', 'l.id', 'ma.lobby_id')
-    .select('ma.lobby_id')
-    .where('ma.user_id', '=', a)
-    .where('mb.user_id', '=', b)
-    .where('l.application_id', 'in', [...applicationIds])
-    .executeTakeFirst();
-  return row !== undefined;
+  if (applicationIds.length === 0) return false;
+  const db = store.database.db;
+  return (await sharedLobby.all(db, db, applicationIds, a, b)).length > 0;
 }

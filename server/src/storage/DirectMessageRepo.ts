@@ -3,8 +3,23 @@ import type { Metadata } from '@social-layer/protocol';
 import { encodeMetadata } from './LobbyRepo.ts';
 import type { Database, DirectMessagesTable, DmChannelsTable } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
+import { PreparedQuery } from './preparedQuery.ts';
+import { PreparedListQuery } from './preparedListQuery.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+// A DM's send path, built once (storage/preparedQuery.ts): the pair's channel, the message, and
+// whether the recipient wrote first.
+const channelOfPair = new PreparedQuery(2, (db, low: string, high: string) =>
+  db.selectFrom('dm_channels').selectAll().where('user_low', '=', low).where('user_high', '=', high),
+);
+const insertMessage = new PreparedQuery(11, (db, id: string, channelId: string, applicationId: string, authorId: string, recipientId: string, content: string, metadata: string | null, moderationMetadata: string | null, flags: number, createdAt: number | string, editedAt: number | string | null) =>
+  db.insertInto('direct_messages').values({ id, channel_id: channelId, application_id: applicationId, author_id: authorId, recipient_id: recipientId, content, metadata, moderation_metadata: moderationMetadata, flags, created_at: createdAt, edited_at: editedAt }),
+);
+/** One message is enough: without the limit every message of the pair was read to answer yes. */
+const anySent = new PreparedListQuery(2, (db, applicationIds: readonly string[], from: string, to: string) =>
+  db.selectFrom('direct_messages').select('id').where('author_id', '=', from).where('recipient_id', '=', to).where('application_id', 'in', applicationIds).limit(1),
+);
 
 /** Snowflakes compare as numbers: longer is larger, equal lengths compare as text. */
 export function snowflakeLess(a: string, b: string): boolean {
@@ -21,7 +36,7 @@ export class DirectMessageRepo {
 
   channelBetween(a: string, b: string, db: Db = this.db): Promise<DmChannelsTable | undefined> {
     const [low, high] = snowflakeLess(a, b) ? [a, b] : [b, a];
-    return db.selectFrom('dm_channels').selectAll().where('user_low', '=', low).where('user_high', '=', high).executeTakeFirst();
+    return channelOfPair.first(this.db, db, low, high);
   }
 
   channel(id: string, db: Db = this.db): Promise<DmChannelsTable | undefined> {
@@ -57,7 +72,7 @@ export class DirectMessageRepo {
       created_at: Date.now(),
       edited_at: null,
     };
-    await db.insertInto('direct_messages').values(row).execute();
+    await insertMessage.run(this.db, db, row.id, row.channel_id, row.application_id, row.author_id, row.recipient_id, row.content, row.metadata, row.moderation_metadata, row.flags, row.created_at, row.edited_at);
     return row;
   }
 
@@ -93,14 +108,8 @@ export class DirectMessageRepo {
 
   /** Whether `from` ever sent `to` a message from one of the applications (a conversation exists). */
   async hasSent(from: string, to: string, applicationIds: readonly string[]): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('direct_messages')
-      .select('id')
-      .where('author_id', '=', from)
-      .where('recipient_id', '=', to)
-      .where('application_id', 'in', [...applicationIds])
-      .executeTakeFirst();
-    return row !== undefined;
+    if (applicationIds.length === 0) return false;
+    return (await anySent.all(this.db, this.db, applicationIds, from, to)).length > 0;
   }
 
   /** For each conversation of the user (within the applications), the other user and the newest message ID. */

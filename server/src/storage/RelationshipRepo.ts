@@ -23,6 +23,20 @@ const friendSessionsOf = new PreparedQuery(1, (db, userId: string) =>
     .where((eb) => eb.or([eb('r.application_id', '=', PLATFORM_SCOPE), eb('r.application_id', '=', eb.ref('p.application_id'))]))
     .distinct(),
 );
+/** A block between two users, either way (every DM and invite asks first). */
+const blockBetween = new PreparedQuery(2, (db, a: string, b: string) =>
+  db
+    .selectFrom('relationships')
+    .select('user_id')
+    .where('application_id', '=', PLATFORM_SCOPE)
+    .where('type', '=', 2)
+    .where((eb) => eb.or([eb.and([eb('user_id', '=', a), eb('other_id', '=', b)]), eb.and([eb('user_id', '=', b), eb('other_id', '=', a)])]))
+    .limit(1),
+);
+/** A friendship on the platform or in one game (every DM and invite asks next). */
+const friendship = new PreparedQuery(3, (db, a: string, b: string, applicationId: string) =>
+  db.selectFrom('relationships').select('user_id').where('user_id', '=', a).where('other_id', '=', b).where('type', '=', 1).where('application_id', 'in', [PLATFORM_SCOPE, applicationId]).limit(1),
+);
 const friendIdsOf = new PreparedQuery(2, (db, userId: string, applicationId: string) =>
   db.selectFrom('relationships').select('other_id').where('user_id', '=', userId).where('type', '=', 1).where('application_id', 'in', [PLATFORM_SCOPE, applicationId]).distinct(),
 );
@@ -97,27 +111,12 @@ export class RelationshipRepo {
 
   /** True when either user blocks the other (blocks are platform-wide). */
   async blockedEitherWay(a: string, b: string, db: Db = this.db): Promise<boolean> {
-    const row = await db
-      .selectFrom('relationships')
-      .select('user_id')
-      .where('application_id', '=', PLATFORM_SCOPE)
-      .where('type', '=', 2)
-      .where((eb) => eb.or([eb.and([eb('user_id', '=', a), eb('other_id', '=', b)]), eb.and([eb('user_id', '=', b), eb('other_id', '=', a)])]))
-      .executeTakeFirst();
-    return row !== undefined;
+    return (await blockBetween.first(this.db, db, a, b)) !== undefined;
   }
 
   /** Friends on the platform, or game friends in `applicationId`. */
   async areFriends(a: string, b: string, applicationId: string, db: Db = this.db): Promise<boolean> {
-    const row = await db
-      .selectFrom('relationships')
-      .select('user_id')
-      .where('user_id', '=', a)
-      .where('other_id', '=', b)
-      .where('type', '=', 1)
-      .where('application_id', 'in', [PLATFORM_SCOPE, applicationId])
-      .executeTakeFirst();
-    return row !== undefined;
+    return (await friendship.first(this.db, db, a, b, applicationId)) !== undefined;
   }
 
   /**
