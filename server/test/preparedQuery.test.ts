@@ -302,6 +302,17 @@ describe.each(databaseConfigs())('prepared queries on $name', ({ config }) => {
     const stored = await store.directMessages.get(sent[0]!.id);
     expect({ ...stored, created_at: Number(stored!.created_at) }).toEqual(sent[0]);
     expect([await store.directMessages.hasSent(c.id, a.id, [appId]), await store.directMessages.hasSent(c.id, a.id, [other, appId]), await store.directMessages.hasSent(c.id, a.id, [other]), await store.directMessages.hasSent(a.id, c.id, [appId]), await store.directMessages.hasSent(c.id, a.id, [])]).toEqual([true, true, false, false, false]);
+    // However many the pair has, the check reads one row (it read every one of them once).
+    for (let i = 0; i < 20; i++) await store.directMessages.insert(db, { channelId: channel.id, applicationId: appId, authorId: c.id, recipientId: a.id, content: `more ${i}`, metadata: null });
+    const rowsRead: number[] = [];
+    const repo = store.directMessages as unknown as { db: typeof db };
+    repo.db = db.withPlugin({ transformQuery: (q) => q.node, transformResult: async (r) => (rowsRead.push(r.result.rows.length), r.result) });
+    try {
+      expect(await store.directMessages.hasSent(c.id, a.id, [appId])).toBe(true);
+    } finally {
+      repo.db = db;
+    }
+    expect(rowsRead).toEqual([1]);
   });
 
   it('refuses an array read on a Kysely bound to one connection, which would wait for itself', async () => {
