@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { openDatabase } from '../src/storage/database.ts';
 import { Store } from '../src/storage/Store.ts';
 import { cleanupTempDirs, databaseConfigs, dropTestSchemas, startTestServer } from './harness.ts';
@@ -218,6 +219,35 @@ describe.each(databaseConfigs())('storage on $name', ({ config }) => {
     expect(await read(second.id)).toEqual([['sub-1', 'pat2', '{"a":1}']]);
     await store.database.db.deleteFrom('users').where('id', '=', second.id).execute();
     expect(await store.database.db.selectFrom('application_profiles').selectAll().where('application_id', '=', appId).execute()).toEqual([]);
+  });
+
+  it('answers the lookups migration 0020 indexes: a username in any case, a recent rejection among many requests, an application by its bot user', async () => {
+    const db = store.database.db;
+    const [a, b] = [
+      (await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', 'lookup-a', 'A')).user,
+      (await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', 'lookup-b', 'B')).user,
+    ];
+    expect((await store.relationships.userByUsername(a.username.toUpperCase()))?.id).toBe(a.id);
+    expect(await store.relationships.userByUsername(`${a.username}x`)).toBeUndefined();
+    // Many requests from b to a, one rejected at 5,000: found since 5,000, not since 5,001.
+    for (let i = 0; i < 30; i++) await store.relationships.logRequest(db, b.id, a.id, appId, 1_000 + i);
+    await store.relationships.markRejected(db, b.id, a.id, 5_000);
+    await store.relationships.logRequest(db, b.id, a.id, appId, 6_000);
+    expect([await store.relationships.rejectedSince(b.id, a.id, 5_000), await store.relationships.rejectedSince(b.id, a.id, 5_001), await store.relationships.rejectedSince(a.id, b.id, 0)]).toEqual([true, false, false]);
+    const app = await store.applications.create('Bot lookup');
+    expect((await db.selectFrom('applications').select('id').where('bot_user_id', '=', app.botUserId).execute()).map((r) => r.id)).toEqual([app.id]);
+    if (config().dialect !== 'sqlite') {
+      // PostgreSQL's planner scans tables this small whatever the indexes; that they exist is what is checked.
+      const names = (await sql<{ indexname: string }>`select indexname from pg_indexes where schemaname = current_schema()`.execute(db)).rows.map((r) => r.indexname);
+      expect(names).toEqual(expect.arrayContaining(['users_username_lower', 'friend_request_log_rejections', 'applications_bot_user']));
+      expect(names).not.toContain('friend_request_log_pair');
+      return;
+    }
+    // SQLite's plans: each lookup searches an index, none scans its table.
+    const plan = async (q: ReturnType<typeof sql>) => (await sql<{ detail: string }>`explain query plan ${q}`.execute(db)).rows.map((r) => r.detail).join('; ');
+    expect(await plan(sql`select * from users where lower(username) = ${'x'}`)).toMatch(/SEARCH users USING INDEX users_username_lower/);
+    expect(await plan(sql`select id from friend_request_log where recipient_id = ${'1'} and sender_id = ${'2'} and rejected_at >= ${0} limit 1`)).toMatch(/SEARCH friend_request_log USING (COVERING )?INDEX friend_request_log_rejections \(recipient_id=\? AND sender_id=\? AND rejected_at>\?\)/);
+    expect(await plan(sql`select * from applications where bot_user_id = ${'1'}`)).toMatch(/SEARCH applications USING INDEX applications_bot_user/);
   });
 
   it('finds lobbies whose idle timeout ran out', async () => {

@@ -159,6 +159,7 @@ export class RelationshipRepo {
       .where('recipient_id', '=', recipientId)
       .where('sender_id', '=', senderId)
       .where('rejected_at', '>=', since)
+      .limit(1)
       .executeTakeFirst();
     return row !== undefined;
   }

@@ -18,6 +18,7 @@ import { m0016_quests } from './0016_quests.ts';
 import { m0017_linked_channels } from './0017_linked_channels.ts';
 import { m0018_activities } from './0018_activities.ts';
 import { m0019_message_polls } from './0019_message_polls.ts';
+import { m0020_lookup_indexes } from './0020_lookup_indexes.ts';
 
 /**
  * Schema migrations, one file each, written with kysely's schema builder so the same steps run
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0017_linked_channels': m0017_linked_channels,
   '0018_activities': m0018_activities,
   '0019_message_polls': m0019_message_polls,
+  '0020_lookup_indexes': m0020_lookup_indexes,
 };
 
 export const migrationProvider: MigrationProvider = {
