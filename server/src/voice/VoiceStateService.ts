@@ -220,6 +220,8 @@ export class VoiceStateService {
     if (fromCall.states.size === 0) this.calls.delete(fromId);
     for (const l of this.leaveListeners) l(fromId, userId);
     await this.persist(fromId, userId);
+    // The new call's owner first (endpointFor): see claimFirst.
+    const endpoint = await this.endpointFor(toChannelId);
     let call = this.calls.get(toChannelId);
     if (!call) this.calls.set(toChannelId, (call = { applicationId: fromCall.applicationId, guildId, channel, states: new Map() }));
     call.channel = channel;
@@ -237,7 +239,6 @@ export class VoiceStateService {
     if (fromCall.channel) await this.guildEvents.publish(guildId, DispatchEvent.VoiceStateUpdate, state, { kind: 'channel', channel: fromCall.channel }, { subjectUserId: userId });
     await this.guildEvents.publish(guildId, DispatchEvent.VoiceStateUpdate, state, { kind: 'channel', channel }, { subjectUserId: userId });
     const token = await this.issueToken(session, toChannelId, guildId);
-    const endpoint = await this.endpointFor(toChannelId);
     this.toSession(home ?? this.cluster?.nodeId, session.id, DispatchEvent.VoiceServerUpdate, JSON.stringify({ token, guild_id: guildId, lobby_id: toChannelId, endpoint }));
     // A move into a channel the member cannot view or join would not survive its recheck: out.
     if (!check.ok) await this.leave(toChannelId, userId);
@@ -275,6 +276,7 @@ export class VoiceStateService {
     if (!lobby || lobby.application_id !== session.applicationId) return refuse(ApiErrorCode.UnknownLobby);
     if (!(await this.store.lobbies.member(lobbyId, session.userId))) return refuse(ApiErrorCode.MissingAccess);
 
+    const claimed = await this.claimFirst(lobbyId, session);
     let call = this.calls.get(lobbyId);
     const current = call?.states.get(session.userId);
     if (call && current && current.session_id === session.id) {
@@ -294,7 +296,7 @@ export class VoiceStateService {
     await this.persist(lobbyId, session.userId, this.cluster?.nodeId);
     await this.announce(lobbyId, call, state);
 
-    return { token: await this.issueToken(session, lobbyId, null), lobbyId, guildId: null, endpoint: await this.endpointFor(lobbyId) };
+    return { token: await this.issueToken(session, lobbyId, null), lobbyId, guildId: null, endpoint: claimed ?? (await this.endpointFor(lobbyId)) };
   }
 
   /**
@@ -314,6 +316,7 @@ export class VoiceStateService {
     for (const [key, other] of [...this.calls]) {
       if (key !== channelId && other.guildId === guildId && other.states.has(session.userId)) await this.leave(key, session.userId);
     }
+    const claimed = await this.claimFirst(channelId, session);
     let call = this.calls.get(channelId);
     const current = call?.states.get(session.userId);
     if (call && current && current.session_id === session.id) {
@@ -352,7 +355,22 @@ export class VoiceStateService {
     for (const l of this.guildJoinListeners) l(channelId, guildId, session.userId, call.states.size);
     this.watchGuildSeat(guildId, session.userId);
     await this.announce(channelId, call, state);
-    return { token: await this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId, endpoint: await this.endpointFor(channelId) };
+    return { token: await this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId, endpoint: claimed ?? (await this.endpointFor(channelId)) };
+  }
+
+  /**
+   * A session joining a call (not already in it): the call's owner is settled (endpointFor claims
+   * one in cluster mode) before the joiner's state shows anywhere, here or, once persisted, on the
+   * other nodes. Every node's cluster round claims a call that has states and no owner, taking it
+   * for one whose owner died: claimed after the state, the first joiner's call could be taken by
+   * another node in between, which then moved it to itself (a second VOICE_SERVER_UPDATE, and the
+   * call off the node its first member joined through). Claimed before the joiner's own check of
+   * the call, so the check and the state's insertion stay in one turn. Undefined for a session
+   * already in the call (a mute change claims nothing).
+   */
+  private async claimFirst(callKey: string, session: { id: string; userId: string }): Promise<string | undefined> {
+    if (this.calls.get(callKey)?.states.get(session.userId)?.session_id === session.id) return undefined;
+    return this.endpointFor(callKey);
   }
 
   private watchGuildSeat(guildId: string, userId: string): void {
