@@ -4,4 +4,4 @@ export type { DatabaseConfig } from './storage/database.ts';
 export { openDatabase } from './storage/database.ts';
 export { Store } from './storage/Store.ts';
 export { createLogger, redact, type Logger, type LogLevel, type LogSink } from './log/Logger.ts';
-export { LocalEventBus, type EventBus, type Dispatch } from './events/EventBus.ts';
+export { LocalEventBus, userTopic, type EventBus, type Dispatch } from './events/EventBus.ts';

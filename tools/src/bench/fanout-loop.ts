@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket, { WebSocketServer } from 'ws';
-import { LocalEventBus, startServer } from '@social-layer/server';
+import { LocalEventBus, startServer, userTopic } from '@social-layer/server';
 import { apiJson, guestToken, openGatewaySession } from './fanout.ts';
 import { nowMs, percentile } from './stats.ts';
 import type { BenchResult } from './types.ts';
@@ -46,7 +46,7 @@ export default async function fanoutLoop(): Promise<BenchResult> {
     const topics: string[] = [];
     for (let i = 0; i < SOCKETS; i++) {
       const token = await guestToken(api, app.id);
-      topics.push(`u:${app.id}:${(await apiJson('GET', `${api}/users/@me`, token)).id}`);
+      topics.push(userTopic(app.id, (await apiJson('GET', `${api}/users/@me`, token)).id));
       sockets.push(await openGatewaySession(wsUrl, token, (t) => t === EVENT && onFrame()));
     }
     const port = (raw.address() as { port: number }).port;

@@ -185,8 +185,9 @@ async function measure(platform: Platform, split: boolean, profileName: string):
         // Rotate which arm goes first, so none always runs on the warmer (or busier) process.
         for (let k = 0; k < names.length; k++) {
           const name = names[(b + k) % names.length]!;
+          const own = slice(isJoin(name) ? CLIENTS : 0);
           // The peer keeps no accounts: its tokens are any distinct strings.
-          const batchTokens = isRaw(name) ? slice(name === 'raw_identify' ? 0 : CLIENTS).map((t) => `raw-${name}-${t}`) : slice(name === 'identify' ? 0 : CLIENTS);
+          const batchTokens = isRaw(name) ? own.map((t) => `raw-${name}-${t}`) : own;
           await batch(arms[name], batchTokens, `join-${run}-${b}`);
         }
       }
