@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, databaseConfigs, dropTestSchemas, RawGateway, startTestServer, type TestServer } from './harness.ts';
 
@@ -54,4 +55,52 @@ describe('voice call claims on PostgreSQL + Redis', () => {
       expect(await ownerAtFirstSight.get(lobby.body.id), `call ${i}: its owner when node B first heard of it`).toMatchObject({ endpoint: endpointA });
     }
   }, 120_000);
+
+  /**
+   * A joiner can be the one to find a call's owner gone: its node's claim (claimFirst) then takes
+   * the call, and as the call now has an owner no node's round moves it. The members already in
+   * it must be moved by that claim, or they stay pointed at the dead owner. The rounds are kept
+   * from running here (a minute apart), so only the joiner's claim can move them; the owner's
+   * death is its claim lapsing (the key deleted).
+   */
+  it('a joiner whose node takes a call from a dead owner moves the members already in it', async () => {
+    const database = databaseConfigs().find((c) => c.name === 'postgres')!.config();
+    const redisPrefix = `sltest:${randomBytes(6).toString('hex')}:`;
+    const options = { database, redisUrl: REDIS_URL, redisPrefix, voiceCluster: { intervalMs: 60_000, ttlMs: 60_000 } };
+    const a = await startTestServer(options);
+    nodes.push(a);
+    const b = await startTestServer(options);
+    nodes.push(b);
+    const endpointB = `127.0.0.1:${b.server.port}/voice`;
+    const first = await a.guest('First');
+    const second = await a.guest('Second');
+    const secret = randomBytes(8).toString('hex');
+    const lobby = await a.req('PUT', '/lobbies', { token: first.token, body: { secret } });
+    expect((await a.req('PUT', '/lobbies', { token: second.token, body: { secret } })).body.id).toBe(lobby.body.id);
+    const gw1 = await RawGateway.open(a.server);
+    sockets.push(gw1);
+    await gw1.identify(first.token);
+    gw1.send({ op: 4, d: { guild_id: null, channel_id: lobby.body.id, self_mute: false, self_deaf: false } });
+    await gw1.next((f) => f.t === 'VOICE_SERVER_UPDATE', 10_000);
+    for (let wait = 0; b.server.voice.states.voiceStates(lobby.body.id).length === 0 && wait < 200; wait++) await new Promise((r) => setTimeout(r, 25));
+    expect(b.server.voice.states.voiceStates(lobby.body.id)).toHaveLength(1);
+    // Node A's claim lapses, as a dead owner's does.
+    const redis = new Redis(REDIS_URL);
+    try {
+      expect(await redis.del(`${redisPrefix}voice:owner:${lobby.body.id}`)).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
+    const gw2 = await RawGateway.open(b.server);
+    sockets.push(gw2);
+    await gw2.identify(second.token);
+    gw2.send({ op: 4, d: { guild_id: null, channel_id: lobby.body.id, self_mute: false, self_deaf: false } });
+    expect((await gw2.next((f) => f.t === 'VOICE_SERVER_UPDATE', 10_000)).d.endpoint).toBe(endpointB);
+    expect(await a.server.voice.states.callOwner(lobby.body.id)).toMatchObject({ endpoint: endpointB });
+    // The member who was in the call is sent to the new owner with a fresh token.
+    const before = await gw1.next((f) => f.t === 'VOICE_SERVER_UPDATE');
+    const moved = await gw1.next((f) => f.t === 'VOICE_SERVER_UPDATE' && f.d.endpoint === endpointB, 5_000);
+    expect(moved.d).toMatchObject({ lobby_id: lobby.body.id, endpoint: endpointB });
+    expect(moved.d.token).not.toBe(before.d.token);
+  }, 60_000);
 });

@@ -221,7 +221,7 @@ export class VoiceStateService {
     for (const l of this.leaveListeners) l(fromId, userId);
     await this.persist(fromId, userId);
     // The new call's owner first (endpointFor): see claimFirst.
-    const endpoint = await this.endpointFor(toChannelId);
+    const endpoint = await this.endpointFor(toChannelId, old.session_id);
     let call = this.calls.get(toChannelId);
     if (!call) this.calls.set(toChannelId, (call = { applicationId: fromCall.applicationId, guildId, channel, states: new Map() }));
     call.channel = channel;
@@ -288,7 +288,7 @@ export class VoiceStateService {
       await this.persist(lobbyId, session.userId);
       await this.announce(lobbyId, call, current);
       if (await this.seated(lobbyId, session.userId)) return undefined;
-      return { token: await this.issueToken(session, lobbyId, null), lobbyId, guildId: null, endpoint: await this.endpointFor(lobbyId) };
+      return { token: await this.issueToken(session, lobbyId, null), lobbyId, guildId: null, endpoint: await this.endpointFor(lobbyId, session.id) };
     }
     if (!call) this.calls.set(lobbyId, (call = { applicationId: session.applicationId, guildId: null, channel: null, states: new Map() }));
     const state = baseState(lobbyId, session, cmd);
@@ -296,7 +296,7 @@ export class VoiceStateService {
     await this.persist(lobbyId, session.userId, this.cluster?.nodeId);
     await this.announce(lobbyId, call, state);
 
-    return { token: await this.issueToken(session, lobbyId, null), lobbyId, guildId: null, endpoint: claimed ?? (await this.endpointFor(lobbyId)) };
+    return { token: await this.issueToken(session, lobbyId, null), lobbyId, guildId: null, endpoint: claimed ?? (await this.endpointFor(lobbyId, session.id)) };
   }
 
   /**
@@ -327,7 +327,7 @@ export class VoiceStateService {
       await this.persist(channelId, session.userId);
       await this.announce(channelId, call, current);
       if (await this.seated(channelId, session.userId)) return undefined;
-      return { token: await this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId, endpoint: await this.endpointFor(channelId) };
+      return { token: await this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId, endpoint: await this.endpointFor(channelId, session.id) };
     }
     // A full channel (`user_limit`, 0 = no limit) takes no one else, unless they hold MOVE_MEMBERS
     // there (the public rule). Our choice of refusal: 50013, a permission the joiner lacks.
@@ -355,7 +355,7 @@ export class VoiceStateService {
     for (const l of this.guildJoinListeners) l(channelId, guildId, session.userId, call.states.size);
     this.watchGuildSeat(guildId, session.userId);
     await this.announce(channelId, call, state);
-    return { token: await this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId, endpoint: claimed ?? (await this.endpointFor(channelId)) };
+    return { token: await this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId, endpoint: claimed ?? (await this.endpointFor(channelId, session.id)) };
   }
 
   /**
@@ -370,7 +370,7 @@ export class VoiceStateService {
    */
   private async claimFirst(callKey: string, session: { id: string; userId: string }): Promise<string | undefined> {
     if (this.calls.get(callKey)?.states.get(session.userId)?.session_id === session.id) return undefined;
-    return this.endpointFor(callKey);
+    return this.endpointFor(callKey, session.id);
   }
 
   private watchGuildSeat(guildId: string, userId: string): void {
@@ -545,7 +545,7 @@ export class VoiceStateService {
         await this.persist(callKey, s.user_id, cluster.nodeId);
         if (await this.seated(callKey, s.user_id)) continue;
         const token = await this.issueToken({ id: sessionId, userId: s.user_id, applicationId: call.applicationId }, callKey, call.guildId);
-        const endpoint = await this.endpointFor(callKey);
+        const endpoint = await this.endpointFor(callKey, sessionId);
         this.sessionDispatch(sessionId, DispatchEvent.VoiceServerUpdate, JSON.stringify({ token, guild_id: call.guildId, lobby_id: callKey, endpoint }));
       }
     }
@@ -568,9 +568,18 @@ export class VoiceStateService {
     return this.cluster ? this.cluster.hasSeat(callKey, userId) : false;
   }
 
-  /** VOICE_SERVER_UPDATE's endpoint: this node's voice gateway, or in cluster mode the call owner's (claimed if none). */
-  private async endpointFor(callKey: string): Promise<string> {
-    return this.cluster ? (await this.cluster.claim(callKey)).endpoint : this.voiceEndpoint();
+  /**
+   * VOICE_SERVER_UPDATE's endpoint: this node's voice gateway, or in cluster mode the call owner's
+   * (claimed if none). A claim of a call that already has members took it from an owner that
+   * died (or stalled past its TTL): they are moved here now, as the cluster round would have, for
+   * no round moves a call that has an owner again. `answered`: the session the caller sends this
+   * endpoint to itself, left out of the move.
+   */
+  private async endpointFor(callKey: string, answered?: string): Promise<string> {
+    if (!this.cluster) return this.voiceEndpoint();
+    const claim = await this.cluster.claim(callKey);
+    if (claim.claimed && (this.calls.get(callKey)?.states.size ?? 0) > 0) await this.moveCall(callKey, answered);
+    return claim.endpoint;
   }
 
   /** One dispatch to one Gateway session, on this node or (cluster mode) on the node holding it. */
@@ -671,12 +680,13 @@ export class VoiceStateService {
     }
   }
 
-  /** This node now owns a call whose owner died: each member connects to our voice gateway with a new token. */
-  private async moveCall(callKey: string): Promise<void> {
+  /** This node now owns a call whose owner died: each member (but `except`) connects to our voice gateway with a new token. */
+  private async moveCall(callKey: string, except?: string): Promise<void> {
     const call = this.calls.get(callKey);
     if (!call || !this.cluster) return;
     this.log.info({ callKey, members: call.states.size }, 'voice call moved to this node');
     for (const s of [...call.states.values()]) {
+      if (s.session_id === except) continue;
       const token = await this.issueToken({ id: s.session_id, userId: s.user_id, applicationId: call.applicationId }, callKey, call.guildId);
       const json = JSON.stringify({ token, guild_id: call.guildId, lobby_id: callKey, endpoint: this.cluster.endpoint() });
       // The session's node as Redis has it now, not as our view last heard: a session adopted by
