@@ -19,6 +19,7 @@ import { m0017_linked_channels } from './0017_linked_channels.ts';
 import { m0018_activities } from './0018_activities.ts';
 import { m0019_message_polls } from './0019_message_polls.ts';
 import { m0020_lookup_indexes } from './0020_lookup_indexes.ts';
+import { m0021_direct_message_indexes } from './0021_direct_message_indexes.ts';
 
 /**
  * Schema migrations, one file each, written with kysely's schema builder so the same steps run
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '0018_activities': m0018_activities,
   '0019_message_polls': m0019_message_polls,
   '0020_lookup_indexes': m0020_lookup_indexes,
+  '0021_direct_message_indexes': m0021_direct_message_indexes,
 };
 
 export const migrationProvider: MigrationProvider = {
