@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { m0020_lookup_indexes } from '../src/storage/migrations/0020_lookup_indexes.ts';
+import { m0021_direct_message_indexes } from '../src/storage/migrations/0021_direct_message_indexes.ts';
 import { openDatabase } from '../src/storage/database.ts';
 import { Store } from '../src/storage/Store.ts';
 import { cleanupTempDirs, databaseConfigs, dropTestSchemas, startTestServer } from './harness.ts';
@@ -248,6 +250,12 @@ describe.each(databaseConfigs())('storage on $name', ({ config }) => {
     expect(await plan(sql`select * from users where lower(username) = ${'x'}`)).toMatch(/SEARCH users USING INDEX users_username_lower/);
     expect(await plan(sql`select id from friend_request_log where recipient_id = ${'1'} and sender_id = ${'2'} and rejected_at >= ${0} limit 1`)).toMatch(/SEARCH friend_request_log USING (COVERING )?INDEX friend_request_log_rejections \(recipient_id=\? AND sender_id=\? AND rejected_at>\?\)/);
     expect(await plan(sql`select * from applications where bot_user_id = ${'1'}`)).toMatch(/SEARCH applications USING INDEX applications_bot_user/);
+  });
+
+  it('runs the index migrations 0020 and 0021 again over themselves, as a cut-short SQLite run must (its DDL is not in a transaction)', async () => {
+    const db = store.database.db as unknown as Kysely<any>;
+    for (const m of [m0020_lookup_indexes, m0021_direct_message_indexes]) await expect(m.up(db)).resolves.toBeUndefined();
+    expect(await store.relationships.userByUsername('nobody-by-this-name')).toBeUndefined();
   });
 
   it('answers the direct-message lookups migration 0021 indexes: whether one user wrote to another, and a user\'s conversations', async () => {
