@@ -4,7 +4,11 @@
  * is send-start to each receipt. The peer is the floor for the same job: a bare `ws` server
  * broadcasting a frame of the same size to 100 loopback sockets, the two taking turns round by
  * round (lobby/interleave.ts). Ours includes the HTTP request, validation, the SQLite write and
- * the per-session framing.
+ * the per-session framing. A second peer, `raw_http`, takes the message as ours does, in an HTTP
+ * request to a bare node:http route that broadcasts it to the same sockets and answers: the least
+ * any server of this API (a lobby message is `POST /lobbies/{id}/messages`) can do, timed from
+ * the sender's request. The target is against `raw_ws`; `raw_http` shows what of the gap is the
+ * request itself.
  *
  * Two layouts, both printed:
  * - split (the target's figure): the platform node and the raw peer's server in a process of
@@ -68,6 +72,9 @@ async function lobbyWithSessions(url: string, appId: string, ours: Receipt, fram
 /** The raw peer's frame: the same bytes as our latest frame (known after ours' first warm-up round). */
 const rawFrame = (i: number, content: string, bytes: number) => paddedFrame({ op: 0, t: 'LOBBY_MESSAGE_CREATE', s: i + 1, d: { content, pad: '' } } as { d: { pad: string } }, bytes);
 
+/** The peer's HTTP route (lobby/rawFanoutPeer.ts): the message in a request, answered after a broadcast of `bytes`. */
+const rawHttpUrl = (port: number, bytes: number) => `http://127.0.0.1:${port}/messages?bytes=${bytes}`;
+
 type Phases = { cold: Record<string, SideSample>; steady: Record<string, SideSample> };
 
 /**
@@ -103,6 +110,7 @@ async function inProcess(): Promise<{ samples: Phases; frameBytes: number }> {
     const samples = await run('lobby-fanout-in-process', [
       { name: 'ours', receivers: MEMBERS, receipt: ours, trigger: (_i, content) => postJson('POST', `${server.url}/api/v10/lobbies/${lobbyId}/messages`, sender, { content }) },
       { name: 'raw', receivers: MEMBERS, receipt: peer.receipt, trigger: (i, content) => peer.broadcast(rawFrame(i, content, frame.bytes)) },
+      { name: 'raw_http', receivers: MEMBERS, receipt: peer.receipt, trigger: (_i, content) => postJson('POST', rawHttpUrl(peer.port, frame.bytes), null, { content }) },
     ]);
     return { samples, frameBytes: frame.bytes };
   } finally {
@@ -135,6 +143,8 @@ async function split(): Promise<{ samples: Phases; frameBytes: number }> {
         cpu,
         trigger: (i, content) => child.raw(rawFrame(i, content, frame.bytes)),
       },
+      // The same sockets as `raw`, the message sent to the peer as ours is sent: over HTTP.
+      { name: 'raw_http', receivers: MEMBERS, receipt: raw.receipt, cpu, trigger: (_i, content) => postJson('POST', rawHttpUrl(child.rawPort, frame.bytes), null, { content }) },
     ], child);
     return { samples, frameBytes: frame.bytes };
   } finally {
@@ -145,7 +155,7 @@ async function split(): Promise<{ samples: Phases; frameBytes: number }> {
   }
 }
 
-function figures(prefix: string, o: SideSample, r: SideSample): Record<string, number> {
+function figures(prefix: string, o: SideSample, r: SideSample, h: SideSample): Record<string, number> {
   const f = {
     ours_p50_ms: percentile(o.receipts, 50),
     ours_p99_ms: percentile(o.receipts, 99),
@@ -156,6 +166,10 @@ function figures(prefix: string, o: SideSample, r: SideSample): Record<string, n
     raw_ws_p99_ms: percentile(r.receipts, 99),
     raw_ws_last_member_p99_ms: percentile(r.lastReceipts, 99),
     raw_ws_cpu_per_broadcast_p50_ms: percentile(r.cpu, 50),
+    raw_http_p50_ms: percentile(h.receipts, 50),
+    raw_http_p99_ms: percentile(h.receipts, 99),
+    raw_http_last_member_p99_ms: percentile(h.lastReceipts, 99),
+    raw_http_cpu_per_message_p50_ms: percentile(h.cpu, 50),
   };
   const out: Record<string, number> = {
     ...f,
@@ -163,6 +177,12 @@ function figures(prefix: string, o: SideSample, r: SideSample): Record<string, n
     ratio_p99_ours_over_raw: f.ours_p99_ms / f.raw_ws_p99_ms,
     ratio_last_member_p99_ours_over_raw: f.ours_last_member_p99_ms / f.raw_ws_last_member_p99_ms,
     ratio_cpu_ours_over_raw: f.ours_cpu_per_message_p50_ms / f.raw_ws_cpu_per_broadcast_p50_ms,
+    // The request alone: how far the least server that takes the message over HTTP is from the floor.
+    ratio_p50_raw_http_over_raw: f.raw_http_p50_ms / f.raw_ws_p50_ms,
+    ratio_p99_raw_http_over_raw: f.raw_http_p99_ms / f.raw_ws_p99_ms,
+    ratio_p50_ours_over_raw_http: f.ours_p50_ms / f.raw_http_p50_ms,
+    ratio_p99_ours_over_raw_http: f.ours_p99_ms / f.raw_http_p99_ms,
+    ratio_cpu_ours_over_raw_http: f.ours_cpu_per_message_p50_ms / f.raw_http_cpu_per_message_p50_ms,
   };
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [`${prefix}${k}`, v]));
 }
@@ -170,10 +190,11 @@ function figures(prefix: string, o: SideSample, r: SideSample): Record<string, n
 export default async function lobbyFanout(): Promise<BenchResult> {
   const s = await split();
   const p = await inProcess();
-  const split_ = figures('split_', s.samples.steady.ours!, s.samples.steady.raw!);
-  const inProcess_ = figures('in_process_', p.samples.steady.ours!, p.samples.steady.raw!);
-  const splitCold = figures('split_cold_', s.samples.cold.ours!, s.samples.cold.raw!);
-  const inProcessCold = figures('in_process_cold_', p.samples.cold.ours!, p.samples.cold.raw!);
+  const of = (x: Record<string, SideSample>) => [x.ours!, x.raw!, x.raw_http!] as const;
+  const split_ = figures('split_', ...of(s.samples.steady));
+  const inProcess_ = figures('in_process_', ...of(p.samples.steady));
+  const splitCold = figures('split_cold_', ...of(s.samples.cold));
+  const inProcessCold = figures('in_process_cold_', ...of(p.samples.cold));
   const verdict = (ratio: number | undefined) => (ratio !== undefined && ratio <= 1.5 ? 'met' : 'not met');
   return {
     description: `Lobby message fan-out to ${MEMBERS} members over the real Gateway (HTTP send -> every member's dispatch), vs raw ws broadcast of the same frame to ${MEMBERS} sockets; rounds interleaved; the server in its own process (split) and everything in one process (in_process); steady after ${STEADY_AFTER} rounds, cold right after ${COLD_WARMUP}.`,
@@ -194,7 +215,7 @@ export default async function lobbyFanout(): Promise<BenchResult> {
       'split: the platform node and the raw ws server in one child process (cpu = that process\'s CPU per round), sender and receivers here; raw latency starts at its broadcast in the child.',
       'in_process: sender, server, receivers and the raw peer share one process; there latency follows the whole process\'s CPU.',
       `steady (split_*, in_process_*; the target): ${MESSAGES} rounds after ${STEADY_AFTER} per side; cold (*_cold_*): ${COLD_MESSAGES} rounds after ${COLD_WARMUP}, while V8 still compiles the server's per-message code on a background thread.`,
-      'Ours = HTTP request + validation + SQLite insert + per-session sequencing; raw ws = socket writes only (the floor).',
+      'Ours = HTTP request + validation + SQLite insert + per-session sequencing; raw ws = socket writes only (the floor), timed from the broadcast; raw http = the same sockets and frame, the message sent to a bare node:http route as ours is (lobby/rawFanoutPeer.ts: parse, broadcast, answer; no token, storage or validation), timed from the sender\'s request as ours is.',
       `HTTP rate limits are off here: one sender posts far faster than a player would. Sender's HTTP client: ${process.env.BENCH_HTTP === 'fetch' ? 'fetch' : 'node:http keep-alive'}.`,
     ],
   };

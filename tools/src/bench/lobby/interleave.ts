@@ -3,8 +3,9 @@
  * both see the same machine load. Benchmarks here run on cores shared with other work; measuring
  * one side after the other would compare two different machines.
  */
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { nowMs } from '../stats.ts';
+import { startRawFanoutPeer } from './rawFanoutPeer.ts';
 
 export interface Receipt {
   handler?: (key: string, at: number) => void;
@@ -83,28 +84,20 @@ export async function interleavedRounds(sides: Side[], warmup: number, rounds: n
 }
 
 /**
- * The peer: a bare `ws` server holding `sockets` loopback clients. `broadcast(frame)` writes the
- * frame to every socket; each client parses it and reports `extract(parsed)` to `receipt`.
+ * The peer (rawFanoutPeer.ts) in this process, holding `sockets` loopback clients: `broadcast(frame)`
+ * writes the frame to every socket, `port` also takes its `POST /messages`; each client parses
+ * what it gets and reports `extract(parsed)` to `receipt`.
  */
-export async function rawBroadcaster(sockets: number, extract: (parsed: any) => string): Promise<{ receipt: Receipt; broadcast: (frame: string) => void; close: () => Promise<void> }> {
-  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-  await new Promise<void>((r) => wss.once('listening', () => r()));
-  const accepted = new Promise<void>((resolve) => {
-    let n = 0;
-    wss.on('connection', () => {
-      if (++n === sockets) resolve();
-    });
-  });
-  const clients = await rawClients((wss.address() as { port: number }).port, sockets, extract);
-  await accepted;
+export async function rawBroadcaster(sockets: number, extract: (parsed: any) => string): Promise<{ receipt: Receipt; port: number; broadcast: (frame: string) => void; close: () => Promise<void> }> {
+  const peer = await startRawFanoutPeer();
+  const clients = await rawClients(peer.port, sockets, extract);
   return {
     receipt: clients.receipt,
-    broadcast: (frame) => {
-      for (const ws of wss.clients) ws.send(frame);
-    },
+    port: peer.port,
+    broadcast: peer.broadcast,
     close: async () => {
       clients.close();
-      await new Promise<void>((r) => wss.close(() => r()));
+      await peer.close();
     },
   };
 }

@@ -11,7 +11,7 @@ export class PlatformChild {
     readonly url: string,
     /** The application the bench's players sign in to. */
     readonly appId: string,
-    /** The raw peer's `ws` server, in the same process. */
+    /** The raw peer's `ws` server and its `POST /messages` route (rawFanoutPeer.ts), in the same process. */
     readonly rawPort: number,
     /** `lobby-join`'s raw peer (rawJoinPeer.ts), in the same process. */
     readonly rawJoinUrl: string,

@@ -1,11 +1,12 @@
 /**
  * The server side of `lobby-fanout`, `lobby-join` and `presence-fanout` in a process of its own:
- * the platform node and the raw peers (a bare `ws` server, idle in `lobby-join`; `lobby-join`'s
- * rawJoinPeer.ts, idle in the others) live here, the senders and receiving clients in the parent.
+ * the platform node and the raw peers (rawFanoutPeer.ts's bare http + `ws` server, idle in
+ * `lobby-join`; `lobby-join`'s rawJoinPeer.ts, idle in the others) live here, the senders and receiving clients in the parent.
  * That is the deployment's shape (players never share the server's event loop), so the latencies
  * are the wire's, and this process's CPU time is the server's and nothing else's.
  *
- * IPC (childProcess.ts): `ready` { url, appId, rawPort, rawJoinUrl } once started; `raw` { frame }
+ * IPC (childProcess.ts): `ready` { url, appId, rawPort (the raw peer's ws server and its `POST
+ * /messages` route), rawJoinUrl } once started; `raw` { frame }
  * writes the frame to every raw socket and answers the broadcast's start on the shared monotonic
  * clock (stats.ts `nowMs`), which is where the raw side's latency starts; `befriend` { host,
  * friends } writes friendships into the store (presence-fanout's setup); `cpu` answers this
@@ -15,7 +16,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WebSocketServer } from 'ws';
 import { startServer } from '@social-layer/server';
 import { nowMs } from '../stats.ts';
 import { serve } from '../childProcess.ts';
@@ -23,21 +23,20 @@ import { startProfile } from './profile.ts';
 import { lobbyBenchServerOptions } from './serverOptions.ts';
 import { befriend } from './befriend.ts';
 import { startRawJoinPeer } from './rawJoinPeer.ts';
+import { startRawFanoutPeer } from './rawFanoutPeer.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sl-bench-'));
 const server = await startServer(lobbyBenchServerOptions(dir));
 const app = await server.createApplication({ name: 'bench' });
-const raw = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+const raw = await startRawFanoutPeer();
 let stopProfile: (() => Promise<void>) | undefined;
-await new Promise<void>((r) => raw.once('listening', () => r()));
-// Started after the listen above is awaited: an await before it could let 'listening' pass unheard.
 const rawJoin = await startRawJoinPeer();
 
 serve(async (m) => {
   switch (m.type) {
     case 'raw': {
       const startedAt = nowMs();
-      for (const ws of raw.clients) ws.send(m.frame as string);
+      raw.broadcast(m.frame as string);
       return { startedAt };
     }
     case 'befriend':
@@ -54,8 +53,7 @@ serve(async (m) => {
       await stopProfile?.();
       return {};
     case 'stop':
-      for (const ws of raw.clients) ws.terminate();
-      await new Promise<void>((r) => raw.close(() => r()));
+      await raw.close();
       await rawJoin.close();
       await server.close();
       rmSync(dir, { recursive: true, force: true });
@@ -65,4 +63,4 @@ serve(async (m) => {
       throw new Error(`unknown request ${m.type}`);
   }
 });
-process.send!({ type: 'ready', url: server.url, appId: app.id, rawPort: (raw.address() as { port: number }).port, rawJoinUrl: rawJoin.url });
+process.send!({ type: 'ready', url: server.url, appId: app.id, rawPort: raw.port, rawJoinUrl: rawJoin.url });
