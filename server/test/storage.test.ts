@@ -4,6 +4,7 @@ import { m0020_lookup_indexes } from '../src/storage/migrations/0020_lookup_inde
 import { m0021_direct_message_indexes } from '../src/storage/migrations/0021_direct_message_indexes.ts';
 import { openDatabase } from '../src/storage/database.ts';
 import { Store } from '../src/storage/Store.ts';
+import type { UsersTable } from '../src/storage/schema.ts';
 import { cleanupTempDirs, databaseConfigs, dropTestSchemas, startTestServer } from './harness.ts';
 
 afterAll(async () => {
@@ -260,7 +261,7 @@ describe.each(databaseConfigs())('storage on $name', ({ config }) => {
 
   it('answers the direct-message lookups migration 0021 indexes: whether one user wrote to another, and a user\'s conversations', async () => {
     const db = store.database.db;
-    const [a, b, c] = await Promise.all(['dm-a', 'dm-b', 'dm-c'].map(async (k) => (await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', k, k)).user));
+    const [a, b, c] = (await Promise.all(['dm-a', 'dm-b', 'dm-c'].map(async (k) => (await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', k, k)).user))) as [UsersTable, UsersTable, UsersTable];
     const send = async (from: string, to: string) => {
       const channel = await store.directMessages.openChannel(db, from, to);
       return (await store.directMessages.insert(db, { channelId: channel.id, applicationId: appId, authorId: from, recipientId: to, content: 'hi', metadata: null })).id;
