@@ -209,6 +209,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const store = new Store(database);
   // The cluster's modules (ioredis and what is built on it) are loaded only with Redis.
   const cluster = options.redisUrl ? await loadRedisParts() : null;
+  // Each node's Snowflake bits, leased before it mints its first ID (cluster/SnowflakeLease.ts).
+  const snowflakeLease = options.redisUrl
+    ? await cluster!.SnowflakeLease.acquire({ url: options.redisUrl, prefix: options.redisPrefix ?? 'sl:', log: log.child({ scope: 'cluster' }), onChange: (n) => store.ids.setNode(n) })
+    : null;
+  if (snowflakeLease) store.ids.setNode(snowflakeLease.node);
   let bus: EventBus;
   if (options.bus) bus = options.bus;
   else if (options.redisUrl) {
@@ -428,6 +433,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await ctx.linkedChannels?.drain();
       ctx.linkedChannels?.close();
       await bus.close();
+      await snowflakeLease?.close();
       await store.close();
     },
   };

@@ -5,12 +5,13 @@
  * Redis branch; everything else imports these modules' types only.
  */
 export async function loadRedisParts() {
-  const [{ RedisEventBus }, { RedisConnectionTracker }, { RedisRateLimitStore }, { sharedGatewaySessions }, { VoiceCluster }] = await Promise.all([
+  const [{ RedisEventBus }, { RedisConnectionTracker }, { RedisRateLimitStore }, { sharedGatewaySessions }, { VoiceCluster }, { SnowflakeLease }] = await Promise.all([
     import('../events/RedisEventBus.ts'),
     import('./RedisConnectionTracker.ts'),
     import('../events/RedisRateLimitStore.ts'),
     import('../gateway/sharedSessions.ts'),
     import('../voice/VoiceCluster.ts'),
+    import('./SnowflakeLease.ts'),
   ]);
-  return { RedisEventBus, RedisConnectionTracker, RedisRateLimitStore, sharedGatewaySessions, VoiceCluster };
+  return { RedisEventBus, RedisConnectionTracker, RedisRateLimitStore, sharedGatewaySessions, VoiceCluster, SnowflakeLease };
 }
