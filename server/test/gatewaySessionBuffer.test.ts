@@ -48,6 +48,22 @@ describe('Session Resume buffer', () => {
     expect(s.framesAfter(0)).toBe('lost');
   });
 
+  it('a dispatch held while READY was built is stored with its user-stream entry, as every other one is', () => {
+    const { s } = session();
+    const stored: { s: number; u: string }[] = [];
+    s.onFrame = (seq, _frame, u) => stored.push({ s: seq, u });
+    // Identify's own connect announcement (LOBBY_MEMBER_UPDATE connected) arrives before READY is sent.
+    s.dispatch({ t: 'LOBBY_MEMBER_UPDATE', json: '{"lobby_id":"1"}', id: '1700000000000-0' });
+    s.sendReady('{"v":10}');
+    s.dispatch({ t: 'LOBBY_MESSAGE_CREATE', json: '{"content":"after"}', id: '1700000000001-0' });
+    // Without the entry, a Resume on another node took the held one for a dispatch the session never got, and sent it again.
+    expect(stored).toEqual([
+      { s: 1, u: '' },
+      { s: 2, u: '1700000000000-0' },
+      { s: 3, u: '1700000000001-0' },
+    ]);
+  });
+
   it('frames restored from another node come back as they were, followed by what this node sent', () => {
     const { s, wire } = session();
     const restored = [

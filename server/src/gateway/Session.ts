@@ -100,12 +100,15 @@ export class Session {
    * a Resume needs, so no Resume ever asks for it (one that claims seq 0 is told its frames are
    * lost and identifies again). Kept, each session held its READY payload until its first
    * heartbeat, up to 41 s: 450 bytes for a player with no guilds, far more for a bot's.
+   * The held dispatches keep their user-stream entries (`u`), as every other frame does: stored
+   * without, a Resume on another node did not count them as sent and sent them again (Identify's
+   * own connect announcement to the user's lobbies arrives while READY is built).
    */
   sendReady(json: string): void {
     this.send('READY', json, undefined, false);
     const early = this.early ?? [];
     this.early = null;
-    for (const d of early) this.send(d.t, d.json);
+    for (const d of early) this.send(d.t, d.json, d.id);
   }
 
   send(t: string, json: string, u?: string, keep = true): void {
