@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userTopic } from '../src/events/EventBus.ts';
 import { RedisEventBus } from '../src/events/RedisEventBus.ts';
 import { resumeKeys } from '../src/events/resumeKeys.ts';
+import { RedisSessionStore } from '../src/gateway/RedisSessionStore.ts';
 import type { DatabaseConfig } from '../src/index.ts';
 import { cleanupTempDirs, databaseConfigs, dropTestSchemas, RawGateway, startTestServer, tempDir, type TestServer } from './harness.ts';
 
@@ -311,6 +312,43 @@ describe('Gateway Resume across nodes (Redis)', () => {
     }
     g2.ws.close(1000);
   }, 150_000);
+
+  it('a Resume whose rebuild fails (4000) leaves nothing half-built: the next Resume gets every missed dispatch once', async () => {
+    const p = await players(a);
+    const g1 = await openGateway(a.server.url);
+    const ready = await g1.identify(p.alice.token);
+    await say(a, p, 'seen');
+    await g1.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'seen', 15_000);
+    g1.terminate();
+    await say(a, p, 'missed-1');
+    // Node B's first rebuild fails, as on a Redis error mid-read.
+    const restore = RedisSessionStore.prototype.restore;
+    let failures = 0;
+    RedisSessionStore.prototype.restore = function (...args) {
+      if (failures++ === 0) return Promise.reject(new Error('injected: Redis went away'));
+      return restore.apply(this, args);
+    };
+    try {
+      const failed = await openGateway(b.server.url);
+      resume(failed, p.alice.token, ready.session_id, lastSeq(g1));
+      expect(await failed.closed(15_000)).toBe(4000);
+      await say(b, p, 'missed-2');
+      // Kept, the half-built copy (claimed, never restored) was what this Resume found: 4007.
+      const g2 = await openGateway(b.server.url);
+      resume(g2, p.alice.token, ready.session_id, lastSeq(g1));
+      await g2.next((f) => f.t === 'RESUMED', 15_000);
+      await say(a, p, 'after');
+      await g2.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'after', 15_000);
+      await new Promise((r) => setTimeout(r, 300));
+      const all = joined(g1, g2);
+      expectContiguous(all);
+      expect(messages(all)).toEqual(['seen', 'missed-1', 'missed-2', 'after']);
+      expect(failures).toBe(2);
+      g2.ws.close(1000);
+    } finally {
+      RedisSessionStore.prototype.restore = restore;
+    }
+  });
 
   it('matches the token with or without its Bearer prefix across nodes', async () => {
     const p = await players(a);

@@ -189,16 +189,24 @@ export class GatewayServer {
     // Subscribe first and hold what arrives (the session starts in its pre-READY state), then
     // read the streams: nothing published in between falls through, and duplicates are dropped.
     this.unsubscribe.set(sessionId, this.bus.subscribe(topic, (d) => session.dispatch(d)));
-    await this.bus.whenSubscribed(topic);
-    const restored = await shared.restore(sessionId, topic, claimed.from, claimed.trimmedUpTo);
-    if (restored === 'lost' || session.closed) {
-      this.endSession(session);
-      return null;
+    try {
+      await this.bus.whenSubscribed(topic);
+      const restored = await shared.restore(sessionId, topic, claimed.from, claimed.trimmedUpTo);
+      if (restored === 'lost' || session.closed) {
+        this.endSession(session);
+        return null;
+      }
+      session.onFrame = (s, frame, u) => this.storeFrame(session, s, frame, u);
+      session.restore(restored.frames, restored.missed, restored.seen);
+      await this.guilds?.attach(session, claimed.intents, claimed.capabilities, identity.user.bot === true);
+      return session;
+    } catch (err) {
+      // Redis or the database failed mid-rebuild (the client is closed with 4000): the half-built
+      // copy goes, record kept, so the client's next Resume rebuilds it. Kept, no socket ever
+      // reached it, and it held every dispatch to the user in memory for as long as the node ran.
+      if (!session.closed) this.releaseSession(session);
+      throw err;
     }
-    session.onFrame = (s, frame, u) => this.storeFrame(session, s, frame, u);
-    session.restore(restored.frames, restored.missed, restored.seen);
-    await this.guilds?.attach(session, claimed.intents, claimed.capabilities, identity.user.bot === true);
-    return session;
   }
 
   private storeFrame(session: Session, s: number, frame: string, u: string): void {
