@@ -302,6 +302,56 @@ describe.each(databaseConfigs())('storage on $name', ({ config }) => {
     expect(conversations).not.toMatch(/SCAN direct_messages/);
   });
 
+  it('deletes an idle lobby only if it is still idle as it goes, and answers who was in it then', async () => {
+    const users = await Promise.all(['idle-u', 'idle-v'].map(async (k) => (await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', k, k)).user.id));
+    const [u, v] = users as [string, string];
+    const idleLobby = async (secret: string) => {
+      const lobby = await store.lobbies.transaction((tx) => store.lobbies.create(tx, { applicationId: appId, secret, metadata: null, idleTimeoutSeconds: 5 }));
+      await store.lobbies.transaction((tx) => store.lobbies.upsertMember(tx, lobby.id, u, {}));
+      await store.lobbies.setIdleSince(lobby.id, Date.now() - 6000);
+      return lobby.id;
+    };
+    const now = () => Date.now();
+    // The clock stopped since the sweep's query (a member connected), or restarted: kept.
+    const stopped = await idleLobby('idle-stopped');
+    await store.lobbies.setIdleSince(stopped, null);
+    expect(await store.lobbies.deleteIfIdle(stopped, now(), () => true)).toBeNull();
+    await store.lobbies.setIdleSince(stopped, Date.now());
+    expect(await store.lobbies.deleteIfIdle(stopped, now(), () => true)).toBeNull();
+    expect(await store.lobbies.get(stopped)).toBeDefined();
+    // The sweep's own check of the members (someone connected): kept, with what it was shown.
+    const shown: string[][] = [];
+    const connected = await idleLobby('idle-connected');
+    expect(await store.lobbies.deleteIfIdle(connected, now(), (ids) => (shown.push(ids), false))).toBeNull();
+    expect(shown).toEqual([[u]]);
+    expect(await store.lobbies.memberIds(connected)).toEqual([u]);
+    // Still idle: deleted with its members and messages, and they are answered.
+    const gone = await idleLobby('idle-gone');
+    expect(await store.lobbies.deleteIfIdle(gone, now(), () => true)).toEqual([u]);
+    expect(await store.lobbies.get(gone)).toBeUndefined();
+    expect(await store.lobbies.memberIds(gone)).toEqual([]);
+    expect(await store.lobbies.deleteIfIdle(gone, now(), () => true)).toBeNull();
+    if (config().dialect !== 'postgres') return;
+    // PostgreSQL runs transactions side by side: a join still open when the sweep deletes makes
+    // the delete wait for it, and the joiner is among the members answered (told LOBBY_DELETE).
+    // Read without the lock, the delete cascaded the joiner's row away untold.
+    const racing = await idleLobby('idle-racing');
+    let commitJoin!: () => void;
+    const joinOpen = new Promise<void>((resolve) => {
+      void store.lobbies.transaction(async (tx) => {
+        await store.lobbies.upsertMember(tx, racing, v, {});
+        resolve();
+        await new Promise<void>((r) => (commitJoin = r));
+      });
+    });
+    await joinOpen;
+    const deleting = store.lobbies.deleteIfIdle(racing, now(), () => true);
+    await new Promise((r) => setTimeout(r, 200));
+    commitJoin();
+    expect((await deleting)?.sort()).toEqual([u, v].sort());
+    expect(await store.lobbies.get(racing)).toBeUndefined();
+  });
+
   it('finds lobbies whose idle timeout ran out', async () => {
     const lobby = await store.lobbies.transaction((tx) => store.lobbies.create(tx, { applicationId: appId, secret: 's4', metadata: null, idleTimeoutSeconds: 5 }));
     await store.lobbies.setIdleSince(lobby.id, Date.now() - 4000);

@@ -326,13 +326,14 @@ export class LobbyService {
     const expired = candidates.filter((l) => !linked.has(l.id));
     let deleted = 0;
     for (const lobby of expired) {
-      const members = await this.store.lobbies.memberIds(lobby.id);
-      // Someone may have connected since the query; the idle clock is cleared then.
-      if (members.some((id) => this.connections.isConnected(lobby.application_id, id))) {
-        await this.store.lobbies.setIdleSince(lobby.id, null);
+      // Checked again as the delete happens (LobbyRepo.deleteIfIdle): the clock, and who is in
+      // the lobby then; someone connected stops the clock instead.
+      let connected = false;
+      const members = await this.store.lobbies.deleteIfIdle(lobby.id, now, (ids) => !(connected = ids.some((id) => this.connections.isConnected(lobby.application_id, id))));
+      if (!members) {
+        if (connected) await this.store.lobbies.setIdleSince(lobby.id, null);
         continue;
       }
-      await this.store.lobbies.delete(lobby.id);
       await linkedChannelRepo(this.store.database.db).forgetLobby(this.store.database.db, lobby.id);
       this.memberGone(lobby.id, null);
       deleted++;

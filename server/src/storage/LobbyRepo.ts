@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, PostgresAdapter, type Transaction } from 'kysely';
 import type { Metadata } from '@social-layer/protocol';
 import { type Database, type LobbiesTable, type LobbyMembersTable, type UsersTable, toMs } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
@@ -144,6 +144,29 @@ export class LobbyRepo {
       await tx.deleteFrom('lobby_messages').where('lobby_id', '=', id).execute();
       await tx.deleteFrom('lobby_members').where('lobby_id', '=', id).execute();
       await tx.deleteFrom('lobbies').where('id', '=', id).execute();
+    });
+  }
+
+  /**
+   * The idle sweep's delete: only if the lobby's idle clock still says it ran out at `now` and
+   * `stillIdle` agrees about its members as they are then; answers those members, or null when
+   * nothing was deleted. Checked and deleted in one transaction, the lobby's row locked first on
+   * PostgreSQL (SQLite runs one transaction at a time): a join or a connect that committed since
+   * the sweep's query (a new member row, the clock stopped) is seen, and one that comes after
+   * waits for the delete. Deleted unconditionally, a member who joined meanwhile lost the lobby
+   * without a LOBBY_DELETE, since the sweep told the members it had read before.
+   */
+  async deleteIfIdle(id: string, now: number, stillIdle: (memberIds: string[]) => boolean): Promise<string[] | null> {
+    return this.db.transaction().execute(async (tx) => {
+      const q = tx.selectFrom('lobbies').select(['idle_since', 'idle_timeout_seconds']).where('id', '=', id);
+      const row = await (this.db.getExecutor().adapter instanceof PostgresAdapter ? q.forUpdate() : q).executeTakeFirst();
+      if (!row || row.idle_since === null || toMs(row.idle_since)! + row.idle_timeout_seconds * 1000 > now) return null;
+      const members = await this.memberIds(id, tx);
+      if (!stillIdle(members)) return null;
+      await tx.deleteFrom('lobby_messages').where('lobby_id', '=', id).execute();
+      await tx.deleteFrom('lobby_members').where('lobby_id', '=', id).execute();
+      await tx.deleteFrom('lobbies').where('id', '=', id).execute();
+      return members;
     });
   }
 
