@@ -393,6 +393,43 @@ describe('Gateway Resume across nodes (Redis)', () => {
 /** Entries older than this are trimmed on the next append, on the two nodes below. */
 const AGE_MS = 1500;
 
+describe('Gateway Resume across nodes: the old node\'s copy when its window runs out (Redis)', () => {
+  it('a session resumed elsewhere keeps its voice seat when the old node missed the takeover and its window ends', async () => {
+    const database = databaseConfigs().find((c) => c.name === 'postgres')!.config();
+    const windowMs = 1500;
+    // Node A loses the takeover announcement (pub/sub drops messages across a reconnect).
+    const busA = await redisBus();
+    let dropRelease = false;
+    const subscribe = busA.subscribe.bind(busA);
+    busA.subscribe = (topic, handler) => subscribe(topic, topic === 'gw:release' ? (d) => void (dropRelease || handler(d)) : handler);
+    const options = { ...nodeOptions, resumeWindowMs: windowMs, database, redisUrl: REDIS_URL };
+    const a = await startTestServer({ ...options, bus: busA });
+    servers.push(a);
+    const b = await startTestServer({ ...options, bus: await redisBus() });
+    servers.push(b);
+    const p = await players(a);
+    const g1 = await openGateway(a.server.url);
+    const ready = await g1.identify(p.alice.token);
+    g1.send({ op: 4, d: { guild_id: null, channel_id: p.lobbyId, self_mute: false, self_deaf: false } });
+    await g1.next((f) => f.t === 'VOICE_SERVER_UPDATE', 15_000);
+    const inCall = (node: TestServer) => node.server.voice.states.voiceStates(p.lobbyId).some((s) => s.user_id === p.alice.userId);
+    for (let i = 0; i < 200 && !inCall(b); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(inCall(b)).toBe(true);
+    dropRelease = true;
+    g1.terminate();
+    const g2 = await openGateway(b.server.url);
+    resume(g2, p.alice.token, ready.session_id, lastSeq(g1));
+    await g2.next((f) => f.t === 'RESUMED', 15_000);
+    // A's window runs out with its copy still there; B holds the session.
+    await new Promise((r) => setTimeout(r, windowMs + 1500));
+    expect(inCall(b)).toBe(true);
+    expect(inCall(a)).toBe(true);
+    expect(g2.frames.filter((f) => f.t === 'VOICE_STATE_UPDATE' && f.d.user_id === p.alice.userId && f.d.channel_id === null)).toEqual([]);
+    expect(g2.closeCode).toBeNull();
+    g2.ws.close(1000);
+  }, 60_000);
+});
+
 describe('Gateway Resume streams bounded by age (Redis)', () => {
   let a: TestServer;
   let b: TestServer;

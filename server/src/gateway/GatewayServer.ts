@@ -163,8 +163,19 @@ export class GatewayServer {
 
   /** The session has no socket: it waits for a Resume (here or, when shared, on any node) until the window ends. */
   orphan(session: Session): void {
-    this.options.shared?.detached(session.id, userTopic(session.applicationId, session.userId));
-    session.detach(this.options.resumeWindowMs, () => this.endSession(session));
+    const shared = this.options.shared;
+    shared?.detached(session.id, userTopic(session.applicationId, session.userId));
+    session.detach(this.options.resumeWindowMs, () => {
+      if (!shared) return this.endSession(session);
+      // Shared: the window ran out here, but the session may live on another node now (its
+      // takeover announcement missed, as pub/sub drops on a reconnect). Ending it would take
+      // its voice seats from under the node that holds it; this copy just goes.
+      void shared.owner(session.id).then((owner) => {
+        if (session.closed || session.attached || this.sessions.get(session.id) !== session) return;
+        if (owner !== null && owner !== shared.nodeId) this.releaseSession(session);
+        else this.endSession(session);
+      });
+    });
   }
 
   /**
