@@ -68,6 +68,26 @@ describe('RedisConnectionTracker across nodes', () => {
     expect(all()).toEqual(['1:u:on', '1:u:off']);
   });
 
+  it('a node whose subscription was cut catches up with what was published meanwhile', async () => {
+    const { nodes } = await cluster(2);
+    const [a, b] = nodes as [(typeof nodes)[0], (typeof nodes)[0]];
+    a.tracker.attach('1', 'before');
+    await until(() => b.tracker.isConnected('1', 'before'), 'B to see the first user');
+    // B's subscriber is cut (a network blip); A's next transition is published while it is away.
+    const clients = String(await redis.client('LIST')).split('\n');
+    const sub = clients.find((line) => line.includes(`name=slc-sub-${b.tracker.nodeId}`));
+    expect(sub).toBeDefined();
+    await redis.client('KILL', 'ID', /id=(\d+)/.exec(sub!)![1]!);
+    a.tracker.attach('1', 'during');
+    a.tracker.detach('1', 'before', true);
+    await until(() => a.tracker.isConnected('1', 'during') && !a.tracker.isConnected('1', 'before'), 'A\'s own view');
+    // Back, B reads the state again: it does not wait for each user's next transition.
+    await until(() => b.tracker.isConnected('1', 'during') && !b.tracker.isConnected('1', 'before'), 'B to catch up', 10_000);
+    // And it hears what comes after.
+    a.tracker.attach('1', 'after');
+    await until(() => b.tracker.isConnected('1', 'after'), 'B to see the next one');
+  });
+
   it('a node that joins later sees who is already connected', async () => {
     const { prefix, nodes } = await cluster(1);
     nodes[0]!.tracker.attach('1', 'early');

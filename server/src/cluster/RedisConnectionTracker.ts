@@ -69,7 +69,8 @@ export class RedisConnectionTracker implements ConnectionTracker {
     if (!(this.heartbeatMs > 0) || !(this.ttlMs > this.heartbeatMs)) throw new Error('cluster heartbeat must be positive and shorter than the TTL');
     this.channel = `${options.prefix}events`;
     this.redis = new Redis(options.url, { maxRetriesPerRequest: 3 }) as Redis & Scripts;
-    this.sub = new Redis(options.url, { maxRetriesPerRequest: 3 });
+    // Named, so an operator (or a test) can tell this node's subscriber among Redis's clients.
+    this.sub = new Redis(options.url, { maxRetriesPerRequest: 3, connectionName: `slc-sub-${this.nodeId}` });
     // ioredis reconnects by itself; without a listener each failed attempt would print to stderr.
     for (const c of [this.redis, this.sub]) c.on('error', (err: Error) => this.options.log?.debug({ err }, 'cluster redis connection error'));
     for (const [name, lua] of [
@@ -151,9 +152,39 @@ export class RedisConnectionTracker implements ConnectionTracker {
     this.early = null;
     for (const m of early) this.onNotification(m);
     await this.join();
+    // ioredis reconnects and subscribes again by itself, but what was published meanwhile is gone.
+    this.sub.on('ready', () => this.resync());
     this.timer = setInterval(() => this.tick(), this.heartbeatMs);
     // The first look for dead nodes comes after the services have subscribed to onChange.
     setImmediate(() => this.tick());
+  }
+
+  /**
+   * The subscriber is back after a drop: the mirror is loaded again from a snapshot, as at start
+   * (notifications that arrive meanwhile are held and applied after it). Without it the node read
+   * the cluster's state as it was before the drop until each user's next transition. Transitions
+   * published during the drop are not announced again: the mirror comes right, but one this node
+   * was to announce (the announce window names it for a transition another node's script made)
+   * is not heard by its listeners.
+   */
+  private resync(): void {
+    if (this.closing || this.early) return;
+    this.early = [];
+    this.track(
+      (async () => {
+        try {
+          // Resolves once the subscription is live again (ioredis's own resubscribe may still be on its way).
+          await this.sub.subscribe(this.channel);
+          const [[, seq], [, keys]] = (await this.redis.multi().get(`${this.options.prefix}seq`).hkeys(`${this.options.prefix}holders`).exec()) as [[null, string | null], [null, string[]]];
+          this.mirror.load(Number(seq ?? 0), keys);
+          this.options.log?.warn({ nodeId: this.nodeId }, 'cluster subscription was cut; connection state reloaded');
+        } finally {
+          const early = this.early ?? [];
+          this.early = null;
+          for (const m of early) this.onNotification(m);
+        }
+      })(),
+    );
   }
 
   private onNotification(message: string): void {
