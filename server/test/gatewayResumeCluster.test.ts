@@ -350,6 +350,41 @@ describe('Gateway Resume across nodes (Redis)', () => {
     }
   });
 
+  it('a node whose bus subscriber was cut hands its sessions back: the client resumes and gets what was published meanwhile', async () => {
+    // A node of its own on the same database (B's): its subscriber is the one cut.
+    const busA = await redisBus();
+    const nodeA = await startTestServer({ ...nodeOptions, database, redisUrl: REDIS_URL, bus: busA });
+    servers.push(nodeA);
+    const p = await players(b);
+    const g1 = await openGateway(nodeA.server.url);
+    const ready = await g1.identify(p.alice.token);
+    await say(b, p, 'before');
+    await g1.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'before', 15_000);
+    // A network blip on node A's subscriber: what B publishes now never reaches A over pub/sub.
+    const redis = new Redis(REDIS_URL);
+    try {
+      const line = String(await redis.client('LIST')).split('\n').find((l) => l.includes(`name=sl-bus-sub-${(busA as unknown as { nodeId: string }).nodeId}`));
+      expect(line).toBeDefined();
+      await redis.client('KILL', 'ID', /id=(\d+)/.exec(line!)![1]!);
+    } finally {
+      await redis.quit();
+    }
+    await say(b, p, 'during');
+    // Back, A tells its client to reconnect (op 7), and the Resume rebuilds the session from Redis.
+    await g1.next((f) => f.op === 7, 15_000);
+    expect(await g1.closed(15_000)).toBe(4000);
+    const g2 = await openGateway(nodeA.server.url);
+    resume(g2, p.alice.token, ready.session_id, lastSeq(g1));
+    await g2.next((f) => f.t === 'RESUMED', 15_000);
+    await say(b, p, 'after');
+    await g2.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'after', 15_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const all = joined(g1, g2);
+    expectContiguous(all);
+    expect(messages(all)).toEqual(['before', 'during', 'after']);
+    g2.ws.close(1000);
+  });
+
   it('matches the token with or without its Bearer prefix across nodes', async () => {
     const p = await players(a);
     const g1 = await openGateway(a.server.url);

@@ -28,6 +28,8 @@ export interface EventBus {
   subscribe(topic: string, handler: DispatchHandler): () => void;
   /** Resolves once a subscription is live everywhere (a network bus subscribes asynchronously). */
   whenSubscribed(topic: string): Promise<void>;
+  /** A network bus: told when its subscriptions are back after a drop, which lost what was published meanwhile. */
+  onResubscribed?(listener: () => void): () => void;
   close(): Promise<void>;
 }
 

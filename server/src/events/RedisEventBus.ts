@@ -88,8 +88,36 @@ export class RedisEventBus implements EventBus {
     this.pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
     // The key count varies with the topics: given per call (numberOfKeys omitted).
     this.pub.defineCommand('publishStreamed', { lua: PUBLISH_STREAMED });
-    this.sub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
+    // Named, so an operator (or a test) can tell this node's subscriber among Redis's clients.
+    this.sub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3, connectionName: `sl-bus-sub-${this.nodeId}` });
     this.sub.on('messageBuffer', (channel: Buffer, message: Buffer) => this.onMessage(channel.toString(), message.toString()));
+    this.sub.on('ready', () => {
+      if (!this.everReady) {
+        this.everReady = true;
+        return;
+      }
+      // ioredis subscribes again by itself on reconnect; a PING answered after those SUBSCRIBEs
+      // (one connection, in order) says they are live, and what was published before is gone.
+      void this.sub.ping().then(
+        () => {
+          for (const l of this.resubscribed) l();
+        },
+        () => {},
+      );
+    });
+  }
+
+  private everReady = false;
+  private readonly resubscribed = new Set<() => void>();
+
+  /**
+   * Told when the subscriber connection is back after a drop (and subscribed again): pub/sub
+   * dropped whatever was published to this node meanwhile, so what depends on every dispatch
+   * (the Gateway's sessions) must recover it another way.
+   */
+  onResubscribed(listener: () => void): () => void {
+    this.resubscribed.add(listener);
+    return () => this.resubscribed.delete(listener);
   }
 
   /**

@@ -86,10 +86,14 @@ export class GatewayServer {
       socket.once('close', release);
       this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, socket, req, url));
     });
-    if (options.shared) this.unsubscribeRelease = bus.subscribe(RELEASE_TOPIC, (d) => this.onRelease(d.t, d.json));
+    if (options.shared) {
+      this.unsubscribeRelease = bus.subscribe(RELEASE_TOPIC, (d) => this.onRelease(d.t, d.json));
+      this.unsubscribeResubscribed = bus.onResubscribed?.(() => this.handBack('bus subscriber reconnected'));
+    }
   }
 
   private unsubscribeRelease: (() => void) | null = null;
+  private unsubscribeResubscribed: (() => void) | undefined;
 
   get shared(): RedisSessionStore | undefined {
     return this.options.shared;
@@ -301,14 +305,30 @@ export class GatewayServer {
     }
   }
 
-  async close(): Promise<void> {
+  /**
+   * Shared: every client is told to reconnect (op 7) and every session goes back to Redis,
+   * records kept, so each Resume, here or on another node, rebuilds its session from the streams
+   * (RedisSessionStore.restore). On shutdown; and when the bus's subscriber was cut and is back,
+   * for the dispatches published to this node meanwhile are lost to its sessions but are in
+   * their users' streams (user topics; a guild topic's are not: see server/README.md).
+   */
+  private handBack(why: string): void {
+    const shared = this.options.shared;
+    if (!shared) return;
+    if (why !== 'shutdown' && this.sessions.size > 0) this.log.warn({ sessions: this.sessions.size, why }, 'gateway sessions handed back for Resume');
     for (const c of this.connections_) c.reconnect();
     for (const s of [...this.sessions.values()]) {
-      // Shared: the clients told to reconnect resume on another node, so the records stay.
-      if (this.options.shared) {
-        this.options.shared.detached(s.id, userTopic(s.applicationId, s.userId));
-        this.releaseSession(s);
-      } else this.endSession(s);
+      shared.detached(s.id, userTopic(s.applicationId, s.userId));
+      this.releaseSession(s);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.unsubscribeResubscribed?.();
+    if (this.options.shared) this.handBack('shutdown');
+    else {
+      for (const c of this.connections_) c.reconnect();
+      for (const s of [...this.sessions.values()]) this.endSession(s);
     }
     this.unsubscribeRelease?.();
     await this.options.shared?.close();
