@@ -465,6 +465,34 @@ describe('Gateway Resume across nodes: the old node\'s copy when its window runs
   }, 60_000);
 });
 
+describe('Gateway session records (Redis)', () => {
+  it('marks a session\'s start in its user stream only on a record that still exists: one that ended meanwhile is not written back', async () => {
+    const store = new RedisSessionStore(REDIS_URL, { nodeId: 'n1', prefix: PREFIX, resumeWindowMs: 5000, attachedTtlMs: 10_000, maxLen: 50, maxAgeMs: 60_000 });
+    const redis = new Redis(REDIS_URL);
+    try {
+      const topic = userTopic('app', `u-${randomBytes(4).toString('hex')}`);
+      const entry = await redis.xadd(resumeKeys.userStream(PREFIX, topic), '*', 't', 'X', 'j', '{}');
+      const meta = { kind: 'bearer', intents: 0, capabilities: 0 } as const;
+      await store.open('live', topic, 'u', 'app', 'token', meta);
+      await store.markFrom('live', topic);
+      expect(await redis.hget(resumeKeys.session(PREFIX, 'live'), 'from')).toBe(entry);
+      // Ended (a clean close) between open and markFrom: the record stays gone.
+      await store.open('gone', topic, 'u', 'app', 'token', meta);
+      await store.ended('gone');
+      await store.markFrom('gone', topic);
+      expect(await redis.exists(resumeKeys.session(PREFIX, 'gone'))).toBe(0);
+      // And a record another node took over is not this node's to mark.
+      await store.open('taken', topic, 'u', 'app', 'token', meta);
+      await redis.hset(resumeKeys.session(PREFIX, 'taken'), 'node', 'n2', 'from', '0-0');
+      await store.markFrom('taken', topic);
+      expect(await redis.hget(resumeKeys.session(PREFIX, 'taken'), 'from')).toBe('0-0');
+    } finally {
+      await redis.quit();
+      await store.close();
+    }
+  });
+});
+
 describe('Gateway Resume streams bounded by age (Redis)', () => {
   let a: TestServer;
   let b: TestServer;

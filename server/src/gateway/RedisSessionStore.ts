@@ -112,6 +112,13 @@ redis.call('DEL', KEYS[1], KEYS[2])
 return 1
 `;
 
+/** Sets the session's start in the user stream, only on a record this node still owns (not one ended meanwhile). */
+const MARK_FROM = `
+if redis.call('HGET', KEYS[1], 'node') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'from', ARGV[2])
+return 1
+`;
+
 /** Sets expiries of record and frames only while this node owns them. */
 const EXPIRE = `
 if redis.call('HGET', KEYS[1], 'node') ~= ARGV[1] then return 0 end
@@ -132,6 +139,7 @@ type Cmds = Redis & {
   gwClaim(...a: (string | number)[]): Promise<string[] | null>;
   gwEnd(...a: (string | number)[]): Promise<number>;
   gwExpire(...a: (string | number)[]): Promise<number>;
+  gwMarkFrom(...a: (string | number)[]): Promise<number>;
 };
 
 /**
@@ -155,6 +163,7 @@ export class RedisSessionStore {
     this.redis.defineCommand('gwClaim', { numberOfKeys: 2, lua: CLAIM });
     this.redis.defineCommand('gwEnd', { numberOfKeys: 2, lua: END });
     this.redis.defineCommand('gwExpire', { numberOfKeys: 2, lua: EXPIRE });
+    this.redis.defineCommand('gwMarkFrom', { numberOfKeys: 1, lua: MARK_FROM });
   }
 
   get nodeId(): string {
@@ -186,7 +195,9 @@ export class RedisSessionStore {
   async markFrom(sessionId: string, userTopic: string): Promise<void> {
     const last = await this.redis.xrevrange(resumeKeys.userStream(this.options.prefix, userTopic), '+', '-', 'COUNT', 1);
     const from = last[0]?.[0];
-    if (from) await this.redis.hset(this.keys(sessionId)[0], 'from', from);
+    // A plain HSET wrote the record back, with no expiry, when the session ended (a clean close,
+    // revoked tokens) between open and here: a key left in Redis for good.
+    if (from) await this.redis.gwMarkFrom(this.keys(sessionId)[0], this.nodeId, from);
   }
 
   /** Resolves false when another node owns the session now (this one must let it go). */
