@@ -493,6 +493,48 @@ describe('Gateway session records (Redis)', () => {
   });
 });
 
+describe('Gateway session streams bounded by count (Redis)', () => {
+  it('a session sent more frames than its stream keeps, few of them its user\'s: a Resume elsewhere sends none of those again', async () => {
+    const maxLen = 20;
+    const options = { prefix: PREFIX, resumeWindowMs: 5000, attachedTtlMs: 10_000, maxLen, maxAgeMs: 60_000 };
+    const a = new RedisSessionStore(REDIS_URL, { ...options, nodeId: 'count-a' });
+    const b = new RedisSessionStore(REDIS_URL, { ...options, nodeId: 'count-b' });
+    const redis = new Redis(REDIS_URL);
+    try {
+      const topic = userTopic('app', `u-${randomBytes(4).toString('hex')}`);
+      const sid = `count-${randomBytes(4).toString('hex')}`;
+      await a.open(sid, topic, 'u', 'app', 'token', { kind: 'bot', intents: 0, capabilities: 0 });
+      let s = 0;
+      const frame = (t: string) => `{"op":0,"t":"${t}","s":${s},"d":{}}`;
+      // Five of the user's dispatches (in the user stream, and sent), then many guild frames.
+      const entries: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const id = (await redis.xadd(resumeKeys.userStream(PREFIX, topic), '*', 't', 'MESSAGE_CREATE', 'j', `{"n":${i}}`))!;
+        entries.push(id);
+        s++;
+        expect(await a.append(sid, s, frame('MESSAGE_CREATE'), id)).toBe(true);
+      }
+      for (let i = 0; i < 3 * maxLen; i++) {
+        s++;
+        expect(await a.append(sid, s, frame('GUILD_MEMBER_UPDATE'), '')).toBe(true);
+      }
+      expect(await redis.xlen(resumeKeys.sessionStream(PREFIX, sid))).toBe(maxLen);
+      const claimed = await b.claim(sid, 'token');
+      expect(claimed?.trimmedUpTo).toBe(entries[4]);
+      const restored = await b.restore(sid, topic, claimed!.from, claimed!.trimmedUpTo);
+      expect(restored).not.toBe('lost');
+      if (restored === 'lost') return;
+      expect(restored.frames.map((f) => f.s)).toEqual(Array.from({ length: maxLen }, (_, i) => s - maxLen + 1 + i));
+      // The five were sent (their frames trimmed by count): none comes back as missed.
+      expect(restored.missed).toEqual([]);
+    } finally {
+      await redis.quit();
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
 describe('Gateway Resume streams bounded by age (Redis)', () => {
   let a: TestServer;
   let b: TestServer;

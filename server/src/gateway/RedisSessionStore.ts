@@ -53,28 +53,25 @@ export interface RedisSessionStoreOptions {
 /**
  * Appends a frame only while this node still owns the session (a fence: after a takeover the old
  * node's writes fail). A stream it creates gets its expiry at once (the first XADD is NOMKSTREAM:
- * nil when there is no stream yet). Otherwise, when the node asks (ARGV[7] > 0: about once per
- * interval per session, trimClock.ts), it renews the stream's expiry (heartbeats renew it too,
- * EXPIRE) and trims frames older than the age bound (ARGV[7], on the Redis clock, which stamps
- * the IDs). The age trim is exact, and it records in the session's hash (`tu`) the
- * newest user-stream entry among the frames it removed: the session had those entries, and a
- * Resume must not send them again once their frames are gone (see restore). At most 256 frames
- * go per trim, so one append never stalls Redis; the next trim takes the rest.
+ * nil when there is no stream yet). Both trims are exact, and each records in the session's hash
+ * (`tu`) the newest user-stream entry among the frames it removed: the session had those
+ * entries, and a Resume must not send them again once their frames are gone (see restore).
+ * - By count (ARGV[5]): the oldest frames past it go on every append. `MAXLEN ~` trimmed
+ *   silently before, so a session sent more frames than that within the age bound (a bot's
+ *   guild frames), with few of its user's among them, had old user entries sent again on a
+ *   Resume elsewhere, after the newer frames.
+ * - By age, when the node asks (ARGV[7] > 0: about once per interval per session,
+ *   trimClock.ts): it renews the stream's expiry (heartbeats renew it too, EXPIRE) and trims
+ *   frames older than the age bound (ARGV[7], on the Redis clock, which stamps the IDs).
+ * At most 256 frames go per trim, so one append never stalls Redis; the next takes the rest.
  */
 const APPEND = `
 if redis.call('HGET', KEYS[1], 'node') ~= ARGV[1] then return 0 end
-if not redis.call('XADD', KEYS[2], 'NOMKSTREAM', 'MAXLEN', '~', ARGV[5], '*', 's', ARGV[2], 'f', ARGV[3], 'u', ARGV[4]) then
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 's', ARGV[2], 'f', ARGV[3], 'u', ARGV[4])
+if not redis.call('XADD', KEYS[2], 'NOMKSTREAM', '*', 's', ARGV[2], 'f', ARGV[3], 'u', ARGV[4]) then
+  redis.call('XADD', KEYS[2], '*', 's', ARGV[2], 'f', ARGV[3], 'u', ARGV[4])
   redis.call('PEXPIRE', KEYS[2], ARGV[6])
   return 1
 end
-if tonumber(ARGV[7]) <= 0 then return 1 end
-redis.call('PEXPIRE', KEYS[2], ARGV[6])
-local now = redis.call('TIME')
-local cutoff = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[7])
-if cutoff <= 0 then return 1 end
-local old = redis.call('XRANGE', KEYS[2], '-', '(' .. string.format('%d', cutoff) .. '-0', 'COUNT', 256)
-if #old == 0 then return 1 end
 local function newer(a, b)
   if b == false or b == nil or b == '' then return true end
   local am, as = string.match(a, '(%d+)-(%d+)')
@@ -82,15 +79,31 @@ local function newer(a, b)
   am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
   return am > bm or (am == bm and as > bs)
 end
-local tu = redis.call('HGET', KEYS[1], 'tu')
-for _, e in ipairs(old) do
-  local f = e[2]
-  for i = 1, #f, 2 do
-    if f[i] == 'u' and f[i + 1] ~= '' and newer(f[i + 1], tu) then tu = f[i + 1] end
+local tu = nil
+local changed = false
+local function drop(entries)
+  if #entries == 0 then return end
+  if tu == nil then tu = redis.call('HGET', KEYS[1], 'tu') end
+  for _, e in ipairs(entries) do
+    local f = e[2]
+    for i = 1, #f, 2 do
+      if f[i] == 'u' and f[i + 1] ~= '' and newer(f[i + 1], tu) then
+        tu = f[i + 1]
+        changed = true
+      end
+    end
+    redis.call('XDEL', KEYS[2], e[1])
   end
-  redis.call('XDEL', KEYS[2], e[1])
 end
-if tu then redis.call('HSET', KEYS[1], 'tu', tu) end
+local over = redis.call('XLEN', KEYS[2]) - tonumber(ARGV[5])
+if over > 0 then drop(redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', math.min(over, 256))) end
+if tonumber(ARGV[7]) > 0 then
+  redis.call('PEXPIRE', KEYS[2], ARGV[6])
+  local now = redis.call('TIME')
+  local cutoff = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[7])
+  if cutoff > 0 then drop(redis.call('XRANGE', KEYS[2], '-', '(' .. string.format('%d', cutoff) .. '-0', 'COUNT', 256)) end
+end
+if changed then redis.call('HSET', KEYS[1], 'tu', tu) end
 return 1
 `;
 
