@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { m0020_lookup_indexes } from '../src/storage/migrations/0020_lookup_indexes.ts';
 import { m0021_direct_message_indexes } from '../src/storage/migrations/0021_direct_message_indexes.ts';
+import { m0022_idle_lobby_index } from '../src/storage/migrations/0022_idle_lobby_index.ts';
 import { openDatabase } from '../src/storage/database.ts';
 import { Store } from '../src/storage/Store.ts';
 import type { UsersTable } from '../src/storage/schema.ts';
@@ -253,9 +254,9 @@ describe.each(databaseConfigs())('storage on $name', ({ config }) => {
     expect(await plan(sql`select * from applications where bot_user_id = ${'1'}`)).toMatch(/SEARCH applications USING INDEX applications_bot_user/);
   });
 
-  it('runs the index migrations 0020 and 0021 again over themselves, as a cut-short SQLite run must (its DDL is not in a transaction)', async () => {
+  it('runs the index migrations 0020 to 0022 again over themselves, as a cut-short SQLite run must (its DDL is not in a transaction)', async () => {
     const db = store.database.db as unknown as Kysely<any>;
-    for (const m of [m0020_lookup_indexes, m0021_direct_message_indexes]) await expect(m.up(db)).resolves.toBeUndefined();
+    for (const m of [m0020_lookup_indexes, m0021_direct_message_indexes, m0022_idle_lobby_index]) await expect(m.up(db)).resolves.toBeUndefined();
     expect(await store.relationships.userByUsername('nobody-by-this-name')).toBeUndefined();
   });
 
@@ -360,6 +361,23 @@ describe.each(databaseConfigs())('storage on $name', ({ config }) => {
     expect((await store.lobbies.idleExpired(Date.now())).map((l) => l.id)).toContain(lobby.id);
     await store.lobbies.setIdleSince(lobby.id, null);
     expect((await store.lobbies.idleExpired(Date.now())).map((l) => l.id)).not.toContain(lobby.id);
+  });
+
+  it('finds idle lobbies in SQL: each by its own timeout, longest idle first, a batch at a time, linked ones left out', async () => {
+    const now = Date.now();
+    const make = async (secret: string, timeoutSeconds: number, idleForMs: number) => {
+      const lobby = await store.lobbies.transaction((tx) => store.lobbies.create(tx, { applicationId: appId, secret, metadata: null, idleTimeoutSeconds: timeoutSeconds }));
+      await store.lobbies.setIdleSince(lobby.id, now - idleForMs);
+      return lobby.id;
+    };
+    const oldest = await make('batch-oldest', 60, 300_000);
+    const older = await make('batch-older', 60, 200_000);
+    const old = await make('batch-old', 5, 100_000);
+    await make('batch-long-timeout', 3600, 300_000);
+    const linked = await make('batch-linked', 5, 400_000);
+    await store.database.db.insertInto('lobby_channel_links').values({ lobby_id: linked, channel_id: '1', guild_id: '1', application_id: appId, linked_by: '1', created_at: now }).execute();
+    expect((await store.lobbies.idleExpired(now)).map((l) => l.id)).toEqual([oldest, older, old]);
+    expect((await store.lobbies.idleExpired(now, 2)).map((l) => l.id)).toEqual([oldest, older]);
   });
 
   it('stopIdleClock clears a running idle clock and leaves a stopped one stopped', async () => {

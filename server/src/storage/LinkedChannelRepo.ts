@@ -58,13 +58,6 @@ export class LinkedChannelRepo {
     return this.db.selectFrom('lobby_channel_links').selectAll().where('channel_id', 'in', channelIds).execute();
   }
 
-  /** Lobby IDs that are linked now: the idle sweep leaves them alone. */
-  async linkedLobbyIds(lobbyIds: string[]): Promise<Set<string>> {
-    if (lobbyIds.length === 0) return new Set();
-    const rows = await this.db.selectFrom('lobby_channel_links').select('lobby_id').where('lobby_id', 'in', lobbyIds).execute();
-    return new Set(rows.map((r) => r.lobby_id));
-  }
-
   async link(db: Db, row: LobbyChannelLinksTable): Promise<void> {
     await db.insertInto('lobby_channel_links').values(row).execute();
   }

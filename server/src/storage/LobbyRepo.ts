@@ -1,5 +1,5 @@
-import { type Kysely, PostgresAdapter, type Transaction } from 'kysely';
-import type { Metadata } from '@social-layer/protocol';
+import { type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
+import { Limits, type Metadata } from '@social-layer/protocol';
 import { type Database, type LobbiesTable, type LobbyMembersTable, type UsersTable, toMs } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
 import { PreparedQuery } from './preparedQuery.ts';
@@ -275,9 +275,24 @@ export class LobbyRepo {
     await this.db.updateTable('lobbies').set({ idle_since: null }).where('id', '=', lobbyId).where('idle_since', 'is not', null).execute();
   }
 
-  /** Lobbies whose idle timeout has run out: nobody connected for `idle_timeout_seconds`. */
-  async idleExpired(now: number): Promise<LobbiesTable[]> {
-    const rows = await this.db.selectFrom('lobbies').selectAll().where('idle_since', 'is not', null).execute();
-    return rows.filter((r) => toMs(r.idle_since)! + r.idle_timeout_seconds * 1000 <= now);
+  /**
+   * Up to `limit` lobbies whose idle timeout has run out (nobody connected for
+   * `idle_timeout_seconds`), longest idle first, linked ones left out (a linked lobby does not
+   * time out while it is linked: social-sdk-api.md 6.3). All in SQL, bounded: every idle lobby
+   * was read and filtered here before, and the linked ones checked in one `in` list, which past
+   * PostgreSQL's 65,535 parameters (a backlog after an outage) failed every round.
+   */
+  async idleExpired(now: number, limit = 500): Promise<LobbiesTable[]> {
+    return this.db
+      .selectFrom('lobbies')
+      .selectAll()
+      .where('idle_since', 'is not', null)
+      // The shortest timeout first narrows by the index; the exact test per lobby follows.
+      .where('idle_since', '<=', now - Limits.idleTimeoutMinSeconds * 1000)
+      .where(sql<boolean>`idle_since + idle_timeout_seconds * 1000 <= ${now}`)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('lobby_channel_links as k').select('k.lobby_id').whereRef('k.lobby_id', '=', 'lobbies.id'))))
+      .orderBy('idle_since')
+      .limit(limit)
+      .execute();
   }
 }

@@ -20,6 +20,7 @@ import { m0018_activities } from './0018_activities.ts';
 import { m0019_message_polls } from './0019_message_polls.ts';
 import { m0020_lookup_indexes } from './0020_lookup_indexes.ts';
 import { m0021_direct_message_indexes } from './0021_direct_message_indexes.ts';
+import { m0022_idle_lobby_index } from './0022_idle_lobby_index.ts';
 
 /**
  * Schema migrations, one file each, written with kysely's schema builder so the same steps run
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '0019_message_polls': m0019_message_polls,
   '0020_lookup_indexes': m0020_lookup_indexes,
   '0021_direct_message_indexes': m0021_direct_message_indexes,
+  '0022_idle_lobby_index': m0022_idle_lobby_index,
 };
 
 export const migrationProvider: MigrationProvider = {
