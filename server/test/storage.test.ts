@@ -3,9 +3,11 @@ import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { m0020_lookup_indexes } from '../src/storage/migrations/0020_lookup_indexes.ts';
 import { m0021_direct_message_indexes } from '../src/storage/migrations/0021_direct_message_indexes.ts';
 import { m0022_idle_lobby_index } from '../src/storage/migrations/0022_idle_lobby_index.ts';
+import { m0023_webhook_pending_index } from '../src/storage/migrations/0023_webhook_pending_index.ts';
 import { openDatabase } from '../src/storage/database.ts';
 import { Store } from '../src/storage/Store.ts';
 import type { UsersTable } from '../src/storage/schema.ts';
+import { WebhookStatus } from '../src/storage/WebhookEventRepo.ts';
 import { cleanupTempDirs, databaseConfigs, dropTestSchemas, startTestServer } from './harness.ts';
 
 afterAll(async () => {
@@ -254,9 +256,9 @@ describe.each(databaseConfigs())('storage on $name', ({ config }) => {
     expect(await plan(sql`select * from applications where bot_user_id = ${'1'}`)).toMatch(/SEARCH applications USING INDEX applications_bot_user/);
   });
 
-  it('runs the index migrations 0020 to 0022 again over themselves, as a cut-short SQLite run must (its DDL is not in a transaction)', async () => {
+  it('runs the index migrations 0020 to 0023 again over themselves, as a cut-short SQLite run must (its DDL is not in a transaction)', async () => {
     const db = store.database.db as unknown as Kysely<any>;
-    for (const m of [m0020_lookup_indexes, m0021_direct_message_indexes, m0022_idle_lobby_index]) await expect(m.up(db)).resolves.toBeUndefined();
+    for (const m of [m0020_lookup_indexes, m0021_direct_message_indexes, m0022_idle_lobby_index, m0023_webhook_pending_index]) await expect(m.up(db)).resolves.toBeUndefined();
     expect(await store.relationships.userByUsername('nobody-by-this-name')).toBeUndefined();
   });
 
@@ -351,6 +353,34 @@ describe.each(databaseConfigs())('storage on $name', ({ config }) => {
     commitJoin();
     expect((await deleting)?.sort()).toEqual([u, v].sort());
     expect(await store.lobbies.get(racing)).toBeUndefined();
+  });
+
+  it('reads an application\'s webhook events still to send past its skipped ones, by the index that holds only those (migration 0023)', async () => {
+    const db = store.database.db;
+    await store.webhookEvents.saveSettings(appId, { url: 'https://hooks.example/in', status: WebhookStatus.Enabled, types: ['LOBBY_MESSAGE_CREATE'] });
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push((await db.transaction().execute((tx) => store.webhookEvents.record(tx, appId, 'LOBBY_MESSAGE_CREATE', { n: i })))!);
+    expect(ids.every((id) => typeof id === 'string')).toBe(true);
+    // Most are skipped (the application is not subscribed), two are still to send.
+    for (const id of ids) if (id !== ids[3] && id !== ids[9]) await store.webhookEvents.markSkipped(id);
+    expect((await store.webhookEvents.nextBatch(appId, 10)).map((e) => e.id)).toEqual([ids[3], ids[9]]);
+    expect((await store.webhookEvents.takeBatch(appId, 1, 42)).map((e) => e.id)).toEqual([ids[3]]);
+    if (config().dialect !== 'sqlite') return;
+    const plan = async (q: { compile(): { sql: string; parameters: readonly unknown[] } }) => {
+      const compiled = q.compile();
+      return (await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]))).rows.map((r) => r.detail).join('; ');
+    };
+    // The worker's two reads (WebhookEventRepo.takeBatch's selection and claimApplications' exists), built the same way.
+    const toSend = /INDEX webhook_events_app_to_send \(application_id=\? AND delivered_at=\? AND skipped_at=\?\)/;
+    expect(await plan(db.selectFrom('webhook_events').select('id').where('application_id', '=', appId).where('delivered_at', 'is', null).where('skipped_at', 'is', null).orderBy('id').limit(10))).toMatch(toSend);
+    expect(
+      await plan(
+        db
+          .selectFrom('webhook_settings as s')
+          .select('s.application_id')
+          .where((eb) => eb.exists(eb.selectFrom('webhook_events as e').select(sql`1`.as('one')).whereRef('e.application_id', '=', 's.application_id').where('e.delivered_at', 'is', null).where('e.skipped_at', 'is', null))),
+      ),
+    ).toMatch(toSend);
   });
 
   it('finds lobbies whose idle timeout ran out', async () => {

@@ -21,6 +21,7 @@ import { m0019_message_polls } from './0019_message_polls.ts';
 import { m0020_lookup_indexes } from './0020_lookup_indexes.ts';
 import { m0021_direct_message_indexes } from './0021_direct_message_indexes.ts';
 import { m0022_idle_lobby_index } from './0022_idle_lobby_index.ts';
+import { m0023_webhook_pending_index } from './0023_webhook_pending_index.ts';
 
 /**
  * Schema migrations, one file each, written with kysely's schema builder so the same steps run
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '0020_lookup_indexes': m0020_lookup_indexes,
   '0021_direct_message_indexes': m0021_direct_message_indexes,
   '0022_idle_lobby_index': m0022_idle_lobby_index,
+  '0023_webhook_pending_index': m0023_webhook_pending_index,
 };
 
 export const migrationProvider: MigrationProvider = {
