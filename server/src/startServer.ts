@@ -387,8 +387,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const r = await runOnce(database, 'lobby-idle-sweep', () => lobbies.sweepIdle());
     return r.ran ? r.value : 0;
   };
+  // One round at a time on a node: a round longer than the interval (a backlog) is not run twice at once.
+  let sweeping: Promise<unknown> | null = null;
   const sweeper = setInterval(() => {
-    sweepIdleOnce().catch((err) => log.error({ err }, 'idle sweep failed'));
+    sweeping ??= sweepIdleOnce()
+      .catch((err) => log.error({ err }, 'idle sweep failed'))
+      .finally(() => (sweeping = null));
   }, sweepEvery);
   sweeper.unref();
   // Whatever came due while this node was down is picked up by the first run.
@@ -417,6 +421,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
+      await sweeping;
       await subscriptionScheduler.stop();
       interactions.close();
       await webhooks.close();
