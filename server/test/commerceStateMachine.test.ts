@@ -21,7 +21,7 @@ const T0 = Date.UTC(2026, 0, 1);
 const P = 30 * DAY;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-describe.each(databaseConfigs())('subscription state machine on $name', ({ config: makeConfig }) => {
+describe.each(databaseConfigs())('subscription state machine on $name', ({ name, config: makeConfig }) => {
   let config: DatabaseConfig;
   let store: Store;
   let bus: LocalEventBus;
@@ -158,6 +158,35 @@ describe.each(databaseConfigs())('subscription state machine on $name', ({ confi
       { type: 'ENTITLEMENT_CREATE', data: { ...bought.entitlement, type: 4 } },
       { type: 'ENTITLEMENT_DELETE', data: { ...bought.entitlement, type: 4, deleted: true } },
     ]);
+  });
+
+  // PostgreSQL only: SQLite runs one transaction at a time, so nothing else can hold the subscription.
+  it.skipIf(name !== 'postgres')('a cancel while the subscription is held by a renewal elsewhere is told to try again (409), and changes nothing', async () => {
+    const user = await buyer('holder');
+    const sub = (await commerce.purchase(appId, user, planId)).subscription!;
+    take();
+    // Another node's scheduler holds the subscription (its transaction-scoped advisory lock).
+    const other = await open();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      void other.database.db.transaction().execute(async (tx) => {
+        expect(await other.subscriptions.claim(tx, sub.id)).toBeDefined();
+        resolve();
+        await new Promise<void>((r) => (release = r));
+      });
+    });
+    await held;
+    try {
+      await expect(commerce.cancelSubscription(user, sub.id)).rejects.toMatchObject({ status: 409 });
+      expect(take()).toEqual([]);
+      expect((await store.subscriptions.get(sub.id))?.canceled_at).toBeNull();
+    } finally {
+      release();
+    }
+    // Once it is free the cancel goes through.
+    await new Promise((r) => setTimeout(r, 50));
+    await commerce.cancelSubscription(user, sub.id);
+    expect((await store.subscriptions.get(sub.id))?.canceled_at).not.toBeNull();
   });
 
   it('racing purchases of one subscription by one user make one subscription; the others are refused (40074)', async () => {

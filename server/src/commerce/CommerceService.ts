@@ -297,7 +297,9 @@ export class CommerceService {
     if (!s || s.user_id !== userId) throw CommerceErrors.unknownSubscription();
     return this.commit(async (tx, out) => {
       const current = await this.store.subscriptions.claim(tx, subscriptionId);
-      const r = current ? await this.machine.transition(tx, current, { kind: 'cancel' }, this.clock.now()) : null;
+      // Held by a renewal or an end on another node at this moment: try again, not "not active".
+      if (!current) throw CommerceErrors.busy();
+      const r = await this.machine.transition(tx, current, { kind: 'cancel' }, this.clock.now());
       if (!r) throw CommerceErrors.notActive();
       out.push(...r.dispatches);
       return subscriptionToWire(r.subscription, (await this.store.entitlements.ofSubscription(subscriptionId, tx)).map((e) => e.id));
