@@ -150,6 +150,36 @@ describe('presence and lobby connection state across nodes', () => {
     expect(seen?.activities.map((x: any) => x.state)).toEqual(['Level 3']);
   }, 180_000);
 
+  it('changes made through different nodes in turn all reach friends: invisible, online, invisible again; a rich presence set on one node and cleared on the other', async () => {
+    const [a, b] = nodes as [TestServer, TestServer];
+    const fay = await guest('Fay');
+    const gus = await guest('Gus');
+    await befriend(fay, gus);
+    await connect(a.server.url, fay.token);
+    const { gw: gusGw } = await connect(b.server.url, gus.token);
+    const status = async (node: TestServer, value: string) => expect((await node.req('PATCH', '/users/@me/settings', { token: fay.token, body: { status: value } })).status).toBe(200);
+    const last = () => gusGw.dispatches('PRESENCE_UPDATE').filter((f) => f.d.user.id === fay.userId).at(-1)?.d;
+    const settle = async (pred: (d: any) => boolean, what: string) => {
+      for (let i = 0; i < 200 && !(last() && pred(last())); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(last(), what).toBeDefined();
+      expect(pred(last()), what).toBe(true);
+    };
+    await status(a, 'invisible');
+    await settle((d) => d.status === 'offline', 'invisible through A');
+    await status(b, 'online');
+    await settle((d) => d.status === 'online', 'online through B');
+    // Each node skipped a view equal to what it alone had sent last: this one went nowhere.
+    await status(a, 'invisible');
+    await settle((d) => d.status === 'offline', 'invisible through A again');
+    await status(b, 'online');
+    await settle((d) => d.status === 'online', 'online again');
+    // Rich presence: set through B, cleared through A, which had sent the view before it.
+    expect((await b.req('PUT', '/users/@me/activities', { token: fay.token, body: { type: 0, state: 'Boss fight' } })).status).toBe(200);
+    await settle((d) => d.activities.some((x: any) => x.state === 'Boss fight'), 'the rich presence');
+    expect((await a.req('DELETE', '/users/@me/activities', { token: fay.token })).status).toBe(204);
+    await settle((d) => !d.activities.some((x: any) => x.state === 'Boss fight'), 'the rich presence cleared');
+  }, 180_000);
+
   it('when a node is killed, the survivors announce its users offline once, and online once when they are back', async () => {
     const [a, b] = nodes as [TestServer, TestServer];
     const carol = await guest('Carol');

@@ -25,6 +25,15 @@ const CHOSEN_CHANGED_TOPIC = 'cluster:presence-chosen';
  * game's session lives on one node, but friends' READY and views are built on any (issue 18).
  */
 const ACTIVITY_TOPIC = 'cluster:presence-activity';
+/**
+ * Bus topic carrying each PRESENCE_UPDATE a node sent about a user ({u, a, j}): every node that
+ * remembers what it last sent about that user takes this as the last sent. Each node skipped a
+ * view equal to the one it alone had sent last, so a change made through another node in between
+ * was undone unseen: invisible through A, online through B, invisible through A again sent
+ * nothing (friends kept seeing the user online), and a rich presence cleared through the node
+ * that had sent the one before it stayed on friends' screens.
+ */
+const SENT_TOPIC = 'cluster:presence-sent';
 
 interface AppInfo {
   id: string;
@@ -67,6 +76,16 @@ export class PresenceService {
       const m = JSON.parse(d.json) as { u: string; a: string; v: ActivityWire | null };
       this.applyActivity(m.u, m.a, m.v);
     });
+    this.offSent = bus.subscribe(SENT_TOPIC, (d) => {
+      const m = JSON.parse(d.json) as { u: string; a: string; j: string };
+      this.lastSent.get(m.u)?.set(m.a, m.j);
+    });
+    // Back from a cut in the bus's subscription: what other nodes said meanwhile is lost, so
+    // the statuses and last-sent views kept here may be stale; they are read or sent afresh.
+    this.offResubscribed = bus.onResubscribed?.(() => {
+      this.chosen.clear();
+      this.lastSent.clear();
+    });
     connections.onChange((applicationId, userId, connected) => {
       if (this.closed) return;
       this.onConnectionChange(applicationId, userId, connected).catch((err) => {
@@ -78,12 +97,16 @@ export class PresenceService {
   private closed = false;
   private readonly offChosen: () => void;
   private readonly offActivity: () => void;
+  private readonly offSent: () => void;
+  private readonly offResubscribed: (() => void) | undefined;
 
   /** Server shutdown: the sessions that end now are not news to anyone (the store closes next). */
   close(): void {
     this.closed = true;
     this.offChosen();
     this.offActivity();
+    this.offSent();
+    this.offResubscribed?.();
   }
 
   /** Called when a user's activity in an application changed or ended (invite validity follows it). */
@@ -103,9 +126,9 @@ export class PresenceService {
     return stored;
   }
 
-  /** ClearRichPresence. */
+  /** ClearRichPresence; the node serving it may not have the activity's copy, so the views are computed anyway (unchanged ones go unsent). */
   async clearActivity(applicationId: string, userId: string): Promise<void> {
-    if (!this.putActivity(userId, applicationId, null)) return;
+    this.putActivity(userId, applicationId, null);
     await this.changed(userId, [applicationId]);
   }
 
@@ -130,8 +153,8 @@ export class PresenceService {
     const [activity] = update.activities;
     // The status (if any) is already stored, so the activity's fan-out carries both.
     if (activity) await this.setActivity(applicationId, userId, activity);
-    else if (this.activities.get(userId)?.has(applicationId)) await this.clearActivity(applicationId, userId);
-    else await this.changed(userId, []);
+    // No activity: cleared, whether or not this node has the copy (it may have been set through another).
+    else await this.clearActivity(applicationId, userId);
   }
 
   /**
@@ -246,6 +269,7 @@ export class PresenceService {
         sent.set(appId, json);
         const recipients = connectedApps.has(appId) ? [...friends, userId] : friends;
         publish(this.bus, appId, recipients, SocialDispatchEvent.PresenceUpdate, json);
+        this.bus.publish(SENT_TOPIC, { t: 'PRESENCE_SENT', json: JSON.stringify({ u: userId, a: appId, j: json }) });
       }
       for (const appId of activityApps) for (const l of this.activityListeners) l(userId, appId);
     });
@@ -274,7 +298,9 @@ export class PresenceService {
    */
   private putActivity(userId: string, applicationId: string, activity: ActivityWire | null): boolean {
     const had = this.applyActivity(userId, applicationId, activity);
-    if (activity !== null || had) this.bus.publish(ACTIVITY_TOPIC, { t: 'ACTIVITY_SHARED', json: JSON.stringify({ u: userId, a: applicationId, v: activity }) });
+    // An end goes out even when this node had no copy (it started after the activity was set):
+    // the nodes that have one must drop it, join secret and all.
+    this.bus.publish(ACTIVITY_TOPIC, { t: 'ACTIVITY_SHARED', json: JSON.stringify({ u: userId, a: applicationId, v: activity }) });
     return had;
   }
 
