@@ -543,6 +543,8 @@ export class VoiceStateService {
       for (const s of [...call.states.values()]) {
         if (s.session_id !== sessionId) continue;
         await this.persist(callKey, s.user_id, cluster.nodeId);
+        // Its node is this one now: the guild's changes to the seat are watched here (the watch died with the old node).
+        if (call.guildId !== null) this.watchGuildSeat(call.guildId, s.user_id);
         if (await this.seated(callKey, s.user_id)) continue;
         const token = await this.issueToken({ id: sessionId, userId: s.user_id, applicationId: call.applicationId }, callKey, call.guildId);
         const endpoint = await this.endpointFor(callKey, sessionId);
@@ -637,6 +639,10 @@ export class VoiceStateService {
     call.states.set(state.user_id, state);
     this.homes.set(homeKey(callKey, state.user_id), st.n);
     if (before && before.session_id === state.session_id) for (const l of this.flagListeners) l(callKey, state.user_id, state);
+    // The node holding the member's session watches the guild for each seat (a kick, a ban, a lost
+    // permission). A move another node made reaches this one as the old seat's removal (which
+    // drops the watch) and then this state: watched again here, or a kicked member kept talking.
+    if (st.g !== null && st.n === this.cluster?.nodeId) this.watchGuildSeat(st.g, state.user_id);
     return state;
   }
 
