@@ -376,6 +376,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   await app.listen({ port, host });
   const actualPort = (app.server.address() as AddressInfo).port;
   listenedPort = actualPort;
+  voiceStates.startClusterRounds();
   publicUrl.listening(host, actualPort, tls !== undefined);
   if (!options.publicUrl && !process.env.SOCIAL_LAYER_PUBLIC_URL && (host === '0.0.0.0' || host === '::')) {
     log.warn({ publicUrl: publicUrl.http() }, 'listening on every interface without --public-url: the URLs handed out name loopback');

@@ -502,7 +502,7 @@ export class VoiceStateService {
   /**
    * Shares voice through Redis: seeds this node's view from the stored states, follows the other
    * nodes' changes on the bus, takes VOICE_SERVER_UPDATEs for its own sessions from the node that
-   * moved a call, and every `intervalMs` refreshes its liveness and claims, lapses the states of
+   * moved a call, and (from startClusterRounds on) every `intervalMs` refreshes its liveness and claims, lapses the states of
    * dead nodes (the one node whose HDEL removed a state announces its leave) and claims the calls
    * whose owner is gone, sending each member's session a fresh token for its own voice gateway.
    */
@@ -521,6 +521,16 @@ export class VoiceStateService {
     );
     await Promise.all([this.bus.whenSubscribed(cluster.syncTopic), this.bus.whenSubscribed(cluster.sessionTopic(cluster.nodeId))]);
     for (const [callKey, states] of await cluster.allStates()) for (const st of states) this.applySet(callKey, st);
+  }
+
+  /**
+   * Starts the cluster rounds, once the node listens: a round may claim a call, and a claim made
+   * before then named the voice endpoint with port 0 (its refresh then failed, and the call moved
+   * a second time).
+   */
+  startClusterRounds(): void {
+    const cluster = this.cluster;
+    if (!cluster || this.clusterTimer) return;
     this.clusterTimer = setInterval(() => {
       if (this.clusterTick) return;
       this.clusterTick = this.clusterRound()
