@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { VoiceCluster } from '../src/voice/VoiceCluster.ts';
 import { cleanupTempDirs, databaseConfigs, dropTestSchemas, RawGateway, startTestServer, type TestServer } from './harness.ts';
 
 const REDIS_URL = process.env.SOCIAL_LAYER_TEST_REDIS ?? 'redis://127.0.0.1:6379';
@@ -103,4 +104,31 @@ describe('voice call claims on PostgreSQL + Redis', () => {
     expect(moved.d).toMatchObject({ lobby_id: lobby.body.id, endpoint: endpointB });
     expect(moved.d.token).not.toBe(before.d.token);
   }, 60_000);
+
+  /**
+   * A dead node's members lapse on some survivor while another may be adopting one of them (the
+   * session resumed there): the lapse removes a state only while it still names the dead node,
+   * and an adoption writes only over a state still stored. Unconditional, the first ordering
+   * announced a resumed member gone, and the second brought back a state nobody would ever end.
+   */
+  it('lapses a state only while it names the dead node, and adopts one only while it is stored', async () => {
+    const cluster = new VoiceCluster(REDIS_URL, () => '127.0.0.1:1/voice', { prefix: `sltest:${randomBytes(6).toString('hex')}:voice:` });
+    try {
+      await cluster.ready();
+      const state = (n: string) => ({ s: { lobby_id: 'L', channel_id: 'L', user_id: 'u', session_id: 's', self_mute: false, self_deaf: false } as never, n, a: 'app', g: null });
+      await cluster.saveState('L', state('dead'));
+      // Adopted by node C first: the lapse of the dead node's entry leaves it.
+      expect(await cluster.adoptState('L', state('C'))).toBe(true);
+      expect(await cluster.removeStateOf('L', 'u', 'dead')).toBe(false);
+      expect((await cluster.state('L', 'u'))?.n).toBe('C');
+      // Lapsed first: the adoption that comes after writes nothing back.
+      expect(await cluster.removeStateOf('L', 'u', 'C')).toBe(true);
+      expect(await cluster.removeStateOf('L', 'u', 'C')).toBe(false);
+      expect(await cluster.adoptState('L', state('D'))).toBe(false);
+      expect(await cluster.state('L', 'u')).toBeUndefined();
+      expect((await cluster.allStates()).has('L')).toBe(false);
+    } finally {
+      await cluster.close();
+    }
+  });
 });

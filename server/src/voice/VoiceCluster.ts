@@ -41,6 +41,19 @@ const REFRESH_IF_MINE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return re
 const DELETE_IF_MINE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 /** Drops a call from the index once its last state is gone (atomic against a join that HSETs meanwhile). */
 const UNINDEX_IF_EMPTY = `if redis.call('HLEN', KEYS[1]) == 0 then return redis.call('SREM', KEYS[2], ARGV[1]) else return 0 end`;
+/** Removes a state only while its Gateway session's node is still the one named (a dead node's). */
+const REMOVE_IF_HOME = `
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v or cjson.decode(v).n ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+return 1
+`;
+/** Writes a state only where one is stored already (an adoption must not bring back a lapsed one). */
+const SAVE_IF_PRESENT = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+`;
 
 /**
  * Voice's shared state across server nodes (issue 18), on Redis: who owns each call (SET NX PX,
@@ -199,6 +212,27 @@ export class VoiceCluster {
     const removed = (await this.redis.hdel(this.key('states', callKey), userId)) === 1;
     if (removed) await this.redis.eval(UNINDEX_IF_EMPTY, 2, this.key('states', callKey), this.key('calls'), callKey);
     return removed;
+  }
+
+  /**
+   * The lapse of a dead node's member: removed only if the state still names that node as its
+   * session's; true for the one caller that removed it (that node announces the leave). A state
+   * another node adopted meanwhile (the session resumed there) stays: removed unconditionally, the
+   * resumed member was announced gone and dropped from the call.
+   */
+  async removeStateOf(callKey: string, userId: string, home: string): Promise<boolean> {
+    const removed = (await this.redis.eval(REMOVE_IF_HOME, 1, this.key('states', callKey), userId, home)) === 1;
+    if (removed) await this.redis.eval(UNINDEX_IF_EMPTY, 2, this.key('states', callKey), this.key('calls'), callKey);
+    return removed;
+  }
+
+  /**
+   * An adoption's write (the session resumed on this node): only over a state still stored.
+   * False when it lapsed before (its leave was announced): written anyway, it came back as a
+   * state no node would ever lapse or end.
+   */
+  async adoptState(callKey: string, stored: StoredVoiceState): Promise<boolean> {
+    return (await this.redis.eval(SAVE_IF_PRESENT, 1, this.key('states', callKey), stored.s.user_id, JSON.stringify(stored))) === 1;
   }
 
   /** Every call's states (a node starting up seeds its view from them). */

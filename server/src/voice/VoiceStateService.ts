@@ -552,6 +552,11 @@ export class VoiceStateService {
     for (const [callKey, call] of [...this.calls]) {
       for (const s of [...call.states.values()]) {
         if (s.session_id !== sessionId) continue;
+        // Only over a state still stored: one that lapsed meanwhile (its leave announced) stays gone.
+        if (!(await cluster.adoptState(callKey, { s, n: cluster.nodeId, a: call.applicationId, g: call.guildId }))) {
+          this.applyDel(callKey, s.user_id);
+          continue;
+        }
         await this.persist(callKey, s.user_id, cluster.nodeId);
         // Its node is this one now: the guild's changes to the seat are watched here (the watch died with the old node).
         if (call.guildId !== null) this.watchGuildSeat(call.guildId, s.user_id);
@@ -684,7 +689,13 @@ export class VoiceStateService {
       for (const [k, node] of [...this.homes]) {
         if (!lapsed.has(node)) continue;
         const [callKey, userId] = k.split('\n') as [string, string];
-        if (await cluster.removeState(callKey, userId)) await this.leave(callKey, userId);
+        if (await cluster.removeStateOf(callKey, userId, node)) {
+          await this.leave(callKey, userId);
+          continue;
+        }
+        // Lapsed by another node, or adopted by one (the session resumed there): as Redis has it now.
+        const now = await cluster.state(callKey, userId);
+        if (now && now.n !== node) this.applySet(callKey, now);
         else this.applyDel(callKey, userId);
       }
     }
