@@ -110,6 +110,23 @@ function joined(before: RawGateway, after: RawGateway): any[] {
   return [...seen, ...after.frames.filter((f) => f.op === 0)];
 }
 
+/**
+ * Resumes `g1`'s session on `node`, sends one more lobby message through `via`, and checks that
+ * the client saw `expected` then that one, in order, numbered without a gap. Returns the new socket.
+ */
+async function resumeAndExpect(g1: RawGateway, node: TestServer, via: TestServer, p: Players, sessionId: string, expected: string[]): Promise<RawGateway> {
+  const g2 = await openGateway(node.server.url);
+  resume(g2, p.alice.token, sessionId, lastSeq(g1));
+  await g2.next((f) => f.t === 'RESUMED', 15_000);
+  await say(via, p, 'after');
+  await g2.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'after', 15_000);
+  await new Promise((r) => setTimeout(r, 300));
+  const all = joined(g1, g2);
+  expectContiguous(all);
+  expect(messages(all)).toEqual([...expected, 'after']);
+  return g2;
+}
+
 interface Mode {
   name: string;
   /** Where the client identifies, and where it resumes. */
@@ -292,15 +309,7 @@ describe('Gateway Resume across nodes (Redis)', () => {
     });
     // Nobody holds the session now: these are kept by the bus in Alice's user stream.
     for (let i = 1; i <= 4; i++) await say(i % 2 ? a : b, p, `gap-${i}`);
-    const g2 = await openGateway(b.server.url);
-    resume(g2, p.alice.token, ready.session_id, lastSeq(g1));
-    await g2.next((f) => f.t === 'RESUMED', 15_000);
-    await say(a, p, 'after');
-    await g2.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'after', 15_000);
-    await new Promise((r) => setTimeout(r, 300));
-    const all = joined(g1, g2);
-    expectContiguous(all);
-    expect(messages(all)).toEqual(['live-1', 'live-2', 'live-3', 'gap-1', 'gap-2', 'gap-3', 'gap-4', 'after']);
+    const g2 = await resumeAndExpect(g1, b, a, p, ready.session_id, ['live-1', 'live-2', 'live-3', 'gap-1', 'gap-2', 'gap-3', 'gap-4']);
     // The token is kept as a hash only.
     const redis = new Redis(REDIS_URL);
     try {
@@ -334,15 +343,7 @@ describe('Gateway Resume across nodes (Redis)', () => {
       expect(await failed.closed(15_000)).toBe(4000);
       await say(b, p, 'missed-2');
       // Kept, the half-built copy (claimed, never restored) was what this Resume found: 4007.
-      const g2 = await openGateway(b.server.url);
-      resume(g2, p.alice.token, ready.session_id, lastSeq(g1));
-      await g2.next((f) => f.t === 'RESUMED', 15_000);
-      await say(a, p, 'after');
-      await g2.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'after', 15_000);
-      await new Promise((r) => setTimeout(r, 300));
-      const all = joined(g1, g2);
-      expectContiguous(all);
-      expect(messages(all)).toEqual(['seen', 'missed-1', 'missed-2', 'after']);
+      const g2 = await resumeAndExpect(g1, b, a, p, ready.session_id, ['seen', 'missed-1', 'missed-2']);
       expect(failures).toBe(2);
       g2.ws.close(1000);
     } finally {
@@ -373,15 +374,7 @@ describe('Gateway Resume across nodes (Redis)', () => {
     // Back, A tells its client to reconnect (op 7), and the Resume rebuilds the session from Redis.
     await g1.next((f) => f.op === 7, 15_000);
     expect(await g1.closed(15_000)).toBe(4000);
-    const g2 = await openGateway(nodeA.server.url);
-    resume(g2, p.alice.token, ready.session_id, lastSeq(g1));
-    await g2.next((f) => f.t === 'RESUMED', 15_000);
-    await say(b, p, 'after');
-    await g2.next((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'after', 15_000);
-    await new Promise((r) => setTimeout(r, 300));
-    const all = joined(g1, g2);
-    expectContiguous(all);
-    expect(messages(all)).toEqual(['before', 'during', 'after']);
+    const g2 = await resumeAndExpect(g1, nodeA, b, p, ready.session_id, ['before', 'during']);
     g2.ws.close(1000);
   });
 
