@@ -140,11 +140,7 @@ export class LobbyRepo {
   }
 
   async delete(id: string): Promise<void> {
-    await this.db.transaction().execute(async (tx) => {
-      await tx.deleteFrom('lobby_messages').where('lobby_id', '=', id).execute();
-      await tx.deleteFrom('lobby_members').where('lobby_id', '=', id).execute();
-      await tx.deleteFrom('lobbies').where('id', '=', id).execute();
-    });
+    await this.db.transaction().execute((tx) => deleteLobbyRows(tx, id));
   }
 
   /**
@@ -163,9 +159,7 @@ export class LobbyRepo {
       if (!row || row.idle_since === null || toMs(row.idle_since)! + row.idle_timeout_seconds * 1000 > now) return null;
       const members = await this.memberIds(id, tx);
       if (!stillIdle(members)) return null;
-      await tx.deleteFrom('lobby_messages').where('lobby_id', '=', id).execute();
-      await tx.deleteFrom('lobby_members').where('lobby_id', '=', id).execute();
-      await tx.deleteFrom('lobbies').where('id', '=', id).execute();
+      await deleteLobbyRows(tx, id);
       return members;
     });
   }
@@ -295,4 +289,11 @@ export class LobbyRepo {
       .limit(limit)
       .execute();
   }
+}
+
+/** A lobby and what hangs on it, inside the caller's transaction. */
+async function deleteLobbyRows(tx: Transaction<Database>, id: string): Promise<void> {
+  await tx.deleteFrom('lobby_messages').where('lobby_id', '=', id).execute();
+  await tx.deleteFrom('lobby_members').where('lobby_id', '=', id).execute();
+  await tx.deleteFrom('lobbies').where('id', '=', id).execute();
 }
