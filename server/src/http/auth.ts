@@ -56,8 +56,25 @@ async function lookup(header: string | undefined, store: Store): Promise<Princip
     return app ? { kind: 'bot', applicationId: app.id, botUserId: app.bot_user_id } : undefined;
   }
   const grant = await store.tokens.resolve(credential.token);
-  if (grant && credential.scheme === 'session' && (await store.applications.get(grant.applicationId))?.first_party !== 1) return undefined;
+  if (grant && credential.scheme === 'session' && !(await isFirstParty(store, grant.applicationId))) return undefined;
   return grant ? { kind: 'bearer', userId: grant.userId, applicationId: grant.applicationId, scopes: grant.scopes } : undefined;
+}
+
+const firstPartyApps = new WeakMap<Store, Map<string, boolean>>();
+
+/**
+ * Whether `applicationId` is the platform's own client (the web app). Remembered per store: an
+ * application's first-party mark is set when it is created and never changes.
+ */
+export async function isFirstParty(store: Store, applicationId: string): Promise<boolean> {
+  let known = firstPartyApps.get(store);
+  if (!known) firstPartyApps.set(store, (known = new Map()));
+  const cached = known.get(applicationId);
+  if (cached !== undefined) return cached;
+  const app = await store.applications.get(applicationId);
+  if (!app) return false;
+  known.set(applicationId, app.first_party === 1);
+  return app.first_party === 1;
 }
 
 export function requireBearer(p: Principal, scope?: string): Extract<Principal, { kind: 'bearer' }> {

@@ -4,6 +4,7 @@ import type { ServerContext } from '../ServerContext.ts';
 import { ApiError, Errors } from './ApiError.ts';
 import { httpServerOptions } from './connectionLimits.ts';
 import { installRateLimits } from './rateLimitHooks.ts';
+import { installRouteAccess } from './accessHooks.ts';
 import { lazyRequestLoggerFactory } from '../log/lazyRequestLogger.ts';
 import { isClientAbort, RequestLogController } from '../log/RequestLogController.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
@@ -52,6 +53,8 @@ export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Bu
   const app = Fastify({ loggerInstance: ctx.log as FastifyBaseLogger, childLoggerFactory: lazyRequestLoggerFactory, logController: new RequestLogController(), ...serverOptions, ...transport, bodyLimit: Limits.httpBodyMaxBytes, trustProxy: false }) as unknown as FastifyInstance;
   // Before any route: every route gets a budget, keyed on the resolved principal (rateLimitHooks.ts).
   installRateLimits(app, ctx);
+  // Then who may call each route (routeAccess.ts): kinds and scopes before the body is read.
+  installRouteAccess(app, ctx);
   // Before the API's own hooks: requests to <application_id>.<activity proxy host> are the activity's (issue 17).
   activityProxy(app, ctx);
 

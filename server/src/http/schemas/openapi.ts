@@ -3,6 +3,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { BucketRule } from '../RateLimiter.ts';
+import { accessOf, securityOf } from '../routeAccess.ts';
 import { ErrorBody, RateLimitedBody } from './responses.ts';
 
 export const OPENAPI_PATH = '/api/v10/openapi.json';
@@ -41,10 +42,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           bearer: { type: 'http', scheme: 'bearer', description: 'OAuth2 or provisional access token: `Authorization: Bearer <token>`' },
           bot: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Application bot token: `Authorization: Bot <token>`' },
           clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth2 client credentials (or client_id / client_secret in the form)' },
+          session: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The web app\'s own session token (the first-party application)' },
         },
       },
     },
-    transform: ({ schema, url }) => {
+    transform: ({ schema, url, route }) => {
       // Routes without a schema are other plugins' (static files): not part of the API.
       if (!schema) return { schema: { hide: true } as never, url };
       const response = { ...((schema.response as Record<string, unknown> | undefined) ?? {}) };
@@ -61,7 +63,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         response['4XX'] ??= { description: 'Error (`{code, message, errors?}`)', ...ErrorBody };
         response['429'] ??= { description: 'Rate limited', ...RateLimitedBody };
       }
-      return { schema: { ...schema, response } as never, url };
+      // Who may call it comes from the one table (routeAccess.ts), never from the route's own words;
+      // the client-authenticated OAuth2 endpoints keep their own (client credentials).
+      const access = url.startsWith('/api/') ? accessOf([route.method].flat().find((m) => m !== 'HEAD') ?? 'GET', url) : undefined;
+      const security = access && !(access.open && schema.security) ? securityOf(access) : schema.security;
+      return { schema: { ...schema, response, ...(security ? { security } : {}) } as never, url };
     },
   });
 

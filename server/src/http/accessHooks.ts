@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServerContext } from '../ServerContext.ts';
+import { expandScopes } from '../auth/Principal.ts';
+import { ApiError, Errors } from './ApiError.ts';
+import { isFirstParty, resolvePrincipal } from './auth.ts';
+import { accessOf, bearerGranted, isApiRoute, type RouteAccess } from './routeAccess.ts';
+
+/**
+ * Holds every API route to its declaration in routeAccess.ts. Call before registering any route.
+ *
+ * - onRoute: an /api route without a declaration is a programming error and fails registration,
+ *   so the server cannot start with a route nobody decided on.
+ * - preParsing (before the body is read, so a refused upload is never buffered): a request whose
+ *   credential resolves is checked against the route's kinds and scopes; a refusal is 403 with
+ *   the documented body (50001 for a kind the route does not take, 50026 for a missing scope).
+ *   A credential that does not resolve is left to the rate-limit hook, which answers 401 and
+ *   counts it against the address.
+ * - preValidation (after the rate-limit hook, before the body's schema): no credential, or one
+ *   that does not resolve, on a route that needs one is 401.
+ */
+export function installRouteAccess(app: FastifyInstance, ctx: ServerContext): void {
+  app.addHook('onRoute', (route) => {
+    if (!isApiRoute(route.url)) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD' || method === 'OPTIONS') continue;
+      if (!accessOf(method, route.url)) throw new Error(`${method} ${route.url} declares no access: add it to server/src/http/routeAccess.ts`);
+    }
+  });
+
+  app.addHook('preParsing', async (req) => {
+    const url = req.routeOptions.url;
+    if (url === undefined || !isApiRoute(url) || req.method === 'OPTIONS') return;
+    const access = accessOf(req.method, url);
+    if (!access || access.open || req.headers.authorization === undefined) return;
+    const principal = await resolvePrincipal(req, ctx.store);
+    if (!principal) return;
+    if (principal.kind === 'bot') {
+      if (!access.bot) throw refused('a bot token');
+      return;
+    }
+    if (await isFirstParty(ctx.store, principal.applicationId)) {
+      if (!access.session) throw refused('the web app\'s session');
+      return;
+    }
+    if (!access.bearer) throw refused('an OAuth2 token');
+    if (!bearerGranted(access, expandScopes(principal.scopes))) throw Errors.missingScope(scopeNamed(access));
+  });
+
+  // After the rate-limit hook (registered first), so requests without a credential count too.
+  app.addHook('preValidation', async (req) => {
+    const url = req.routeOptions.url;
+    if (url === undefined || !isApiRoute(url) || req.method === 'OPTIONS') return;
+    const access = accessOf(req.method, url);
+    if (!access || access.open) return;
+    if (req.headers.authorization === undefined || !(await resolvePrincipal(req, ctx.store))) throw Errors.unauthorized();
+  });
+}
+
+function refused(kind: string): ApiError {
+  return new ApiError(403, 50001, `Missing Access: this route does not take ${kind}`);
+}
+
+/** The scope a refusal names: the route's first (a route that takes several names one). */
+function scopeNamed(access: RouteAccess): string {
+  return access.bearer?.[0] ?? '';
+}

@@ -1,0 +1,170 @@
+// The credential model held route by route: every /api route in the server's own registry (so a
+// new route cannot skip it) is called with each kind of credential, and the answer must be what
+// routeAccess.ts declares: a kind or scope the route does not take is refused with the documented
+// 403 before the route runs; one it takes reaches the route (which may then answer 400 or 404 for
+// the made-up IDs and bodies). And the reproduction of the attack run: a game granted `guilds`
+// alone cannot act in the player's guilds, and still lists them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KNOWN_SCOPES, tokenScopes } from '../src/oauth2/scopes.ts';
+import { accessOf, declaredRoutes, type RouteAccess } from '../src/http/routeAccess.ts';
+import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
+
+let t: TestServer;
+let userId: string;
+let session: string;
+const ID = '123456789012345678';
+
+beforeAll(async () => {
+  t = await startTestServer({ rateLimits: false });
+  userId = (await t.guest('walker')).userId;
+  const firstParty = await t.server.store.applications.firstParty();
+  session = await t.server.store.tokens.issue(userId, firstParty.id, tokenScopes([...KNOWN_SCOPES]), 3600);
+});
+
+afterAll(async () => {
+  await t?.close();
+  cleanupTempDirs();
+});
+
+const gameToken = (scopes: string[]) => t.server.store.tokens.issue(userId, t.app.id, tokenScopes(scopes), 3600);
+
+/** The route's URL with made-up IDs. */
+function concrete(url: string): string {
+  return url.replace(/:[A-Za-z_]+/g, ID).replace(/\*$/, 'x');
+}
+
+async function call(method: string, url: string, authorization?: string): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (authorization) headers.authorization = authorization;
+  const hasBody = method !== 'GET' && method !== 'DELETE';
+  if (hasBody) headers['content-type'] = 'application/json';
+  const res = await fetch(t.server.url + concrete(url), { method, headers, ...(hasBody ? { body: '{}' } : {}) });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body };
+}
+
+/** The access hook's refusal: 403 with 50001 "this route does not take ..." or 50026 (scope). */
+function refusedByAccess(r: { status: number; body: any }): boolean {
+  return r.status === 403 && ((r.body?.code === 50001 && String(r.body.message).startsWith('Missing Access: this route does not take')) || r.body?.code === 50026);
+}
+
+function apiRoutes(): { method: string; url: string }[] {
+  return t.server.httpRoutes().filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD' && r.method !== 'OPTIONS');
+}
+
+describe('every API route declares who may call it', () => {
+  it('the registry and the table agree, route for route', () => {
+    const registered = apiRoutes().map((r) => `${r.method} ${r.url}`).sort();
+    const declared = declaredRoutes().map(([k]) => k).sort();
+    expect(registered.length).toBeGreaterThan(150);
+    expect(registered).toEqual(declared);
+  });
+
+  it('no credential: 401 on every route that needs one', async () => {
+    const wrong: string[] = [];
+    for (const r of apiRoutes()) {
+      const access = accessOf(r.method, r.url)!;
+      if (access.open) continue;
+      const res = await call(r.method, r.url);
+      if (res.status !== 401 || res.body?.code !== 0) wrong.push(`${r.method} ${r.url}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('a token that does not resolve: 401 everywhere it is read', async () => {
+    const wrong: string[] = [];
+    for (const r of apiRoutes()) {
+      if (accessOf(r.method, r.url)!.open) continue;
+      const res = await call(r.method, r.url, `Bearer ${'x'.repeat(43)}`);
+      if (res.status !== 401) wrong.push(`${r.method} ${r.url}: ${res.status}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  const kinds: { name: string; header: () => Promise<string>; admitted: (a: RouteAccess) => boolean }[] = [
+    { name: 'a bot token', header: async () => `Bot ${t.app.botToken}`, admitted: (a) => !!(a.open || a.bot) },
+    { name: 'the web app session', header: async () => `Bearer ${session}`, admitted: (a) => !!(a.open || a.session) },
+    { name: 'a game token with guilds alone', header: async () => `Bearer ${await gameToken(['guilds'])}`, admitted: (a) => !!(a.open || (a.bearer && (a.bearer.length === 0 || a.bearer.includes('guilds')))) },
+    {
+      name: 'a game token with the SDK scope',
+      header: async () => `Bearer ${await gameToken(['sdk.social_layer'])}`,
+      admitted: (a) => !!(a.open || (a.bearer && (a.bearer.length === 0 || a.bearer.some((s) => tokenScopes(['sdk.social_layer']).includes(s))))),
+    },
+  ];
+  for (const kind of kinds) {
+    it(`${kind.name}: refused exactly where the table says, before the route runs`, async () => {
+      const header = await kind.header();
+      const wrong: string[] = [];
+      let refused = 0;
+      for (const r of apiRoutes()) {
+        const admitted = kind.admitted(accessOf(r.method, r.url)!);
+        const res = await call(r.method, r.url, header);
+        if (res.status >= 500) wrong.push(`${r.method} ${r.url}: ${res.status}`);
+        else if (admitted === refusedByAccess(res)) wrong.push(`${r.method} ${r.url}: ${admitted ? 'refused' : 'admitted'} (${res.status} ${JSON.stringify(res.body)})`);
+        if (!admitted) refused++;
+      }
+      expect(wrong).toEqual([]);
+      expect(refused).toBeGreaterThan(0);
+    });
+  }
+
+  it('each scope the table names admits its routes, and a token without it is refused with 50026', async () => {
+    const wrong: string[] = [];
+    for (const r of apiRoutes()) {
+      const access = accessOf(r.method, r.url)!;
+      if (!access.bearer?.length || access.open) continue;
+      const scope = access.bearer[0]!;
+      const withIt = await call(r.method, r.url, `Bearer ${await gameToken([scope])}`);
+      if (refusedByAccess(withIt)) wrong.push(`${r.method} ${r.url}: ${scope} refused`);
+      const without = await call(r.method, r.url, `Bearer ${await gameToken(['email'])}`);
+      if (without.status !== 403 || without.body?.code !== 50026) wrong.push(`${r.method} ${r.url}: without ${scope} ${without.status} ${JSON.stringify(without.body)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('the OpenAPI document shows each route\'s credential kinds and scopes', async () => {
+    const doc = (await call('GET', '/api/v10/openapi.json')).body as { paths: Record<string, Record<string, { security?: unknown }>> };
+    const roles = doc.paths['/api/v10/guilds/{guild_id}/roles']!.post!.security;
+    expect(roles).toEqual([{ bot: [] }, { session: [] }]);
+    expect(doc.paths['/api/v10/users/@me/guilds']!.get!.security).toEqual([{ bot: [] }, { bearer: ['guilds'] }, { session: [] }]);
+    expect(doc.paths['/api/v10/users/@me/relationships']!.get!.security).toEqual([{ bearer: ['relationships.read'] }, { session: [] }]);
+  });
+});
+
+describe('the attack run\'s reproduction: a game granted guilds alone', () => {
+  it('cannot create a role in the player\'s guild, read its channels or post as the player, and still lists the guilds', async () => {
+    const guild = await t.req('POST', '/guilds', { token: session, body: { name: 'Owned' } });
+    expect(guild.status).toBe(201);
+    const game = await gameToken(['guilds']);
+    const role = await t.req('POST', `/guilds/${guild.body.id}/roles`, { token: game, body: { name: 'game-admin', permissions: '8' } });
+    expect(role.status).toBe(403);
+    expect(role.body).toEqual({ code: 50001, message: 'Missing Access: this route does not take an OAuth2 token' });
+    const channels = await t.req('GET', `/guilds/${guild.body.id}/channels`, { token: game });
+    expect(channels.status).toBe(403);
+    const text = channels.body.find?.((c: { type: number }) => c.type === 0);
+    expect(text).toBeUndefined();
+    const owned = await t.req('GET', `/guilds/${guild.body.id}/channels`, { token: session });
+    const general = owned.body.find((c: { type: number }) => c.type === 0);
+    const post = await t.req('POST', `/channels/${general.id}/messages`, { token: game, body: { content: 'as the owner' } });
+    expect(post.status).toBe(403);
+    const history = await t.req('GET', `/channels/${general.id}/messages`, { token: session });
+    expect(history.body.map((m: { content: string }) => m.content)).not.toContain('as the owner');
+    const roles = await t.req('GET', `/guilds/${guild.body.id}/roles`, { token: session });
+    expect(roles.body.map((r: { name: string }) => r.name)).not.toContain('game-admin');
+    const list = await t.req('GET', '/users/@me/guilds', { token: game });
+    expect(list.status).toBe(200);
+    expect(list.body.map((g: { id: string }) => g.id)).toContain(guild.body.id);
+  });
+
+  it('a token holding only guilds does not read the user or a lobby', async () => {
+    const game = await gameToken(['guilds']);
+    expect((await t.req('GET', '/users/@me', { token: game })).body.code).toBe(50026);
+    expect((await t.req('GET', `/lobbies/${ID}`, { token: game })).body.code).toBe(50026);
+  });
+});
