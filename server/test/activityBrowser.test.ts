@@ -90,7 +90,7 @@ describe('an activity in the web app (Chromium)', () => {
     const errors: string[] = [];
     a.on('pageerror', (e) => void errors.push(e.message));
     const ada = await signUp(a, t, 'ada_act', 'Ada');
-    const adaToken = await t.server.store.tokens.issue(ada, t.app.id, ['identify', 'guilds', 'relationships.read', 'relationships.write'], 3600);
+    const adaToken = await t.server.store.tokens.issue(ada, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds', 'relationships.read', 'relationships.write'], 3600);
     const g = await t.req('POST', '/guilds', { token: adaToken, body: { name: 'Arcade' } });
     const voice = ((await t.req('GET', `/guilds/${g.body.id}/channels`, { token: adaToken })).body as any[]).find((c) => c.type === 2).id;
     const text = ((await t.req('GET', `/guilds/${g.body.id}/channels`, { token: adaToken })).body as any[]).find((c) => c.type === 0).id;
@@ -138,7 +138,7 @@ describe('an activity in the web app (Chromium)', () => {
     const b = await ctxB.newPage();
     b.on('pageerror', (e) => void errors.push(e.message));
     const bo = await signUp(b, t, 'bo_act', 'Bo');
-    const boToken = await t.server.store.tokens.issue(bo, t.app.id, ['identify', 'guilds', 'relationships.read', 'relationships.write'], 3600);
+    const boToken = await t.server.store.tokens.issue(bo, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds', 'relationships.read', 'relationships.write'], 3600);
     const inv = await t.req('POST', `/channels/${text}/invites`, { token: adaToken, body: {} });
     expect((await t.req('POST', `/invites/${inv.body.code}`, { token: boToken })).status).toBe(200);
     expect((await t.req('POST', '/users/@me/relationships', { token: adaToken, body: { username: 'bo_act' } })).status).toBe(204);

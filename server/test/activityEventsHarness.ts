@@ -129,7 +129,7 @@ export async function person(env: ActivityEnv, login: string, name: string, opti
   await page.click('#sign-up');
   await page.waitForURL(`${env.t.server.url}/app`);
   const id = (await env.t.server.store.database.db.selectFrom('users').select('id').where('username', '=', login).executeTakeFirstOrThrow()).id;
-  const token = await env.t.server.store.tokens.issue(id, env.t.app.id, ['identify', 'guilds', 'relationships.read', 'relationships.write'], 3600);
+  const token = await env.t.server.store.tokens.issue(id, (await env.t.server.store.applications.firstParty()).id, ['identify', 'guilds', 'relationships.read', 'relationships.write'], 3600);
   return { page, context, id, token, errors };
 }
 

@@ -95,7 +95,7 @@ describe('the sample activity (samples/activity-lobby) in Chromium', () => {
     const a = await ctxA.newPage();
     a.on('pageerror', (e) => void errors.push(e.message));
     const ada = await signUp(a, t, 'ada_lobby', 'Ada');
-    const adaToken = await t.server.store.tokens.issue(ada, t.app.id, ['identify', 'guilds', 'relationships.read', 'relationships.write'], 3600);
+    const adaToken = await t.server.store.tokens.issue(ada, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds', 'relationships.read', 'relationships.write'], 3600);
     const g = (await t.req('POST', '/guilds', { token: adaToken, body: { name: 'Lobby Guild' } })).body;
     const channels = (await t.req('GET', `/guilds/${g.id}/channels`, { token: adaToken })).body as any[];
     const voice = channels.find((c) => c.type === 2).id;
@@ -152,7 +152,7 @@ describe('the sample activity (samples/activity-lobby) in Chromium', () => {
     const b = await ctxB.newPage();
     b.on('pageerror', (e) => void errors.push(e.message));
     const bo = await signUp(b, t, 'bo_lobby', 'Bo');
-    const boToken = await t.server.store.tokens.issue(bo, t.app.id, ['identify', 'guilds', 'relationships.read', 'relationships.write'], 3600);
+    const boToken = await t.server.store.tokens.issue(bo, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds', 'relationships.read', 'relationships.write'], 3600);
     const inv = await t.req('POST', `/channels/${text}/invites`, { token: adaToken, body: {} });
     expect((await t.req('POST', `/invites/${inv.body.code}`, { token: boToken })).status).toBe(200);
     expect((await t.req('POST', '/users/@me/relationships', { token: adaToken, body: { username: 'bo_lobby' } })).status).toBe(204);

@@ -28,7 +28,7 @@ for (const { name, config } of databaseConfigs()) {
       const firstParty = await t.server.store.applications.firstParty();
       return {
         userId: g.userId,
-        game: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600),
+        game: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600),
         web: await t.server.store.tokens.issue(g.userId, firstParty.id, ['identify', 'guilds'], 3600),
       };
     }

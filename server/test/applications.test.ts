@@ -45,9 +45,9 @@ describe('GET /applications/@me', () => {
     expect(r.body.bot).toMatchObject({ bot: true, global_name: 'Test Game' });
   });
 
-  it('refuses user tokens (403 50013) and bad credentials (401)', async () => {
+  it('refuses user tokens (403 50001) and bad credentials (401)', async () => {
     const guest = await guestOf(t, t.app.id);
-    expect((await t.req('GET', '/applications/@me', { token: guest })).body.code).toBe(50013);
+    expect((await t.req('GET', '/applications/@me', { token: guest })).body.code).toBe(50001);
     expect((await t.req('GET', '/applications/@me', { token: 'x'.repeat(43), bot: true })).status).toBe(401);
     expect((await t.req('GET', '/applications/@me')).status).toBe(401);
   });

@@ -73,7 +73,7 @@ describe('server with attachments in a bucket', () => {
 
   it('uploads via REST into the bucket, the signed CDN URL serves the bytes, deleting the message removes the object', async () => {
     const g = await t.guest('Owner');
-    const token = await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600);
+    const token = await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600);
     const guild = await guildServicesFor(t.server.store, undefined as never).guilds.createGuild(g.userId, { name: 'Bucket' });
     const channelId = (await t.server.store.guilds.channels(guild.id)).find((c) => c.type === 0)!.id;
 

@@ -53,10 +53,10 @@ describe('AutoMod regex on a real server (SQLite)', () => {
   beforeAll(async () => {
     t = await startTestServer({ rateLimits: false, database: databaseConfigs()[0]!.config() });
     const g = await t.guest('Owner');
-    owner = { token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600), userId: g.userId };
+    owner = { token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600), userId: g.userId };
     guildId = (await guildServicesFor(t.server.store, undefined as never).guilds.createGuild(owner.userId, { name: 'Evil regex' })).id;
     const m = await t.guest('Member');
-    member = { token: await t.server.store.tokens.issue(m.userId, t.app.id, ['identify', 'guilds'], 3600) };
+    member = { token: await t.server.store.tokens.issue(m.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600) };
     await guildServicesFor(t.server.store, undefined as never).members.join(guildId, m.userId);
     textId = (await t.server.store.guilds.channels(guildId)).find((c) => c.type === 0)!.id;
   });

@@ -15,7 +15,7 @@ const PNG = `data:image/png;base64,${Buffer.from('\x89PNG\r\n\x1a\nfake-image-by
 
 async function user(name: string): Promise<U> {
   const g = await t.guest(name);
-  return { userId: g.userId, token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600) };
+  return { userId: g.userId, token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600) };
 }
 
 beforeAll(async () => {

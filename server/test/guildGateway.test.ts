@@ -17,7 +17,7 @@ const sockets: RawGateway[] = [];
 
 async function user(name: string): Promise<U> {
   const g = await t.guest(name);
-  return { userId: g.userId, token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600) };
+  return { userId: g.userId, token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600) };
 }
 
 async function connect(token: string, intents: number, capabilities = 0): Promise<{ gw: RawGateway; ready: any }> {

@@ -44,7 +44,7 @@ for (const backend of databaseConfigs()) {
 
       // A guild with the bot installed without VIEW_CHANNEL, and a channel @everyone may not view.
       const owner = await t.guest('Owner');
-      const ownerToken = await t.server.store.tokens.issue(owner.userId, t.app.id, ['identify', 'guilds'], 3600);
+      const ownerToken = await t.server.store.tokens.issue(owner.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600);
       const guild = (await t.req('POST', '/guilds', { token: ownerToken, body: { name: 'Toggle' } })).body;
       await guildServicesFor(t.server.store, undefined as never).installBot(guild.id, appId, Permission.SendMessages);
       const secret = await t.req('POST', `/guilds/${guild.id}/channels`, {
@@ -92,9 +92,9 @@ for (const backend of databaseConfigs()) {
       // The toggle is for bot sessions: a person signed in through the app sees no hidden channels.
       await t.server.store.applications.update(t.app.id, { channelObfuscation: true });
       const owner = await t.guest('Owner2');
-      const ownerToken = await t.server.store.tokens.issue(owner.userId, t.app.id, ['identify', 'guilds'], 3600);
+      const ownerToken = await t.server.store.tokens.issue(owner.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600);
       const member = await t.guest('Member');
-      const memberToken = await t.server.store.tokens.issue(member.userId, t.app.id, ['identify', 'guilds', 'guilds.join'], 3600);
+      const memberToken = await t.server.store.tokens.issue(member.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds', 'guilds.join'], 3600);
       const guild = (await t.req('POST', '/guilds', { token: ownerToken, body: { name: 'People' } })).body;
       const secret = await t.req('POST', `/guilds/${guild.id}/channels`, {
         token: ownerToken,

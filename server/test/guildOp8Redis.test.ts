@@ -43,7 +43,7 @@ describe('op 8 all-members limit across two nodes (PostgreSQL + Redis)', () => {
       await db.updateTable('applications').set({ flags_new: String(1 << 15) } as never).where('id', '=', app.id).execute().catch(() => {});
     }
     const owner = await node1.guest('Owner');
-    const ownerToken = await node1.server.store.tokens.issue(owner.userId, node1.app.id, ['identify', 'guilds'], 3600);
+    const ownerToken = await node1.server.store.tokens.issue(owner.userId, (await node1.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600);
     const mkGuild = async () => (await node1.req('POST', '/guilds', { token: ownerToken, body: { name: 'Op8' } })).body as { id: string };
     const g1 = await mkGuild();
     const g2 = await mkGuild();

@@ -26,7 +26,7 @@ for (const { name, config } of databaseConfigs()) {
       servers.push(t);
       const user = async (n: string) => {
         const g = await t.guest(n);
-        return { userId: g.userId, token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600) };
+        return { userId: g.userId, token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600) };
       };
       const owner = await user('Owner');
       const alice = await user('Alice');
@@ -75,7 +75,8 @@ for (const { name, config } of databaseConfigs()) {
       const byBot = await t.req('PUT', '/users/@me/primary-guild', { token: t.app.botToken, bot: true, body: { identity_guild_id: guild.id } });
       expect([byBot.status, byBot.body.code]).toEqual([403, 20001]);
       const noScope = await t.req('PUT', '/users/@me/primary-guild', { token: await t.server.store.tokens.issue(alice.userId, t.app.id, ['identify'], 3600), body: { identity_guild_id: guild.id } });
-      expect([noScope.status, noScope.body.code]).toEqual([403, 50026]);
+      // A game's token never chooses the person's guild tag: the web app's session only.
+      expect([noScope.status, noScope.body.code]).toEqual([403, 50001]);
       expect((await me(alice)).primary_guild).toBeUndefined();
 
       const chosen = await t.req('PUT', '/users/@me/primary-guild', { ...as(alice), body: { identity_guild_id: guild.id } });

@@ -15,7 +15,7 @@ let bob: U;
 
 async function userWithGuildsScope(name: string): Promise<U> {
   const g = await t.guest(name);
-  const token = await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600);
+  const token = await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600);
   return { userId: g.userId, token };
 }
 const PNG = 'data:image/png;base64,iVBORw0KGgo=';

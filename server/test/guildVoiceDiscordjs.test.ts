@@ -125,7 +125,7 @@ describe('guild voice with @discordjs/voice over wss', () => {
     expect(call).toBeDefined();
     await waitFor(() => call.getStatus() === CallStatus.Connected, 'the listener connected', 60_000);
 
-    const me = await undiciFetch(`${t.server.url}/api/v10/guilds/${guildId}/voice-states/@me`, { headers: { authorization: `Bearer ${await t.server.store.tokens.issue(listenerId, t.app.id, ['identify', 'guilds'], 3600)}` }, dispatcher: agent });
+    const me = await undiciFetch(`${t.server.url}/api/v10/guilds/${guildId}/voice-states/@me`, { headers: { authorization: `Bearer ${await t.server.store.tokens.issue(listenerId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600)}` }, dispatcher: agent });
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ guild_id: guildId, channel_id: channelId, user_id: listenerId, suppress: false });
   }, 120_000);
@@ -175,7 +175,7 @@ describe('guild voice with @discordjs/voice over wss', () => {
     const services = guildServicesFor(t.server.store, undefined as never);
     const second = await services.guilds.createChannel(listenerId, guildId, { name: 'Second', type: 2 });
     const agent = new Agent({ connect: { ca } });
-    const ownerToken = await t.server.store.tokens.issue(listenerId, t.app.id, ['identify', 'guilds'], 3600);
+    const ownerToken = await t.server.store.tokens.issue(listenerId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600);
     const move = async (to: string) => {
       const r = await undiciFetch(`${t.server.url}/api/v10/guilds/${guildId}/members/${botUserId}`, { method: 'PATCH', headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ channel_id: to }), dispatcher: agent });
       expect(r.status).toBe(200);

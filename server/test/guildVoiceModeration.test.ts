@@ -65,7 +65,7 @@ beforeAll(async () => {
   s = guildServicesFor(t.server.store, undefined as never);
   const issue = async (name: string) => {
     const g = await t.guest(name);
-    return { token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600), userId: g.userId };
+    return { token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600), userId: g.userId };
   };
   owner = await issue('Owner');
   mod = await issue('Moderator');

@@ -34,7 +34,7 @@ const channelMessages = () => channelMessageRepo(t.server.store.database.db, t.s
 
 async function user(name: string): Promise<Who> {
   const g = await t.guest(name);
-  return { token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds', 'sdk.social_layer'], 3600), userId: g.userId };
+  return { token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds', 'sdk.social_layer'], 3600), userId: g.userId };
 }
 
 async function outbox(type: string): Promise<any[]> {

@@ -20,7 +20,7 @@ let dataDir: string;
 
 async function userToken(name: string): Promise<{ token: string; userId: string }> {
   const g = await t.guest(name);
-  return { token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600), userId: g.userId };
+  return { token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600), userId: g.userId };
 }
 
 async function upload(token: string, payload: unknown, files: { name: string; data: Buffer; type?: string }[]): Promise<{ status: number; body: any }> {

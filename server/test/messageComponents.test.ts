@@ -16,7 +16,7 @@ const V2 = 1 << 15;
 beforeAll(async () => {
   t = await startTestServer({ rateLimits: false });
   const g = await t.guest('Owner');
-  owner = { token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600), userId: g.userId };
+  owner = { token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600), userId: g.userId };
   const s = guildServicesFor(t.server.store, undefined as never);
   const guild = await s.guilds.createGuild(owner.userId, { name: 'Components' });
   channelId = (await t.server.store.guilds.channels(guild.id)).find((c) => c.type === 0)!.id;

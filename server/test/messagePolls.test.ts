@@ -27,7 +27,7 @@ const at = (tree: any, path: (string | number)[]) => path.reduce((n, k) => n?.[k
 
 async function userToken(name: string): Promise<{ token: string; userId: string }> {
   const g = await t.guest(name);
-  return { token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600), userId: g.userId };
+  return { token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600), userId: g.userId };
 }
 
 /** The public Poll object: question, answers with IDs 1…n, expiry, allow_multiselect, layout_type, results. */

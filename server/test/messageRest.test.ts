@@ -25,7 +25,7 @@ const bot = () => ({ token: t.app.botToken, bot: true });
 
 async function userToken(name: string): Promise<{ token: string; userId: string }> {
   const g = await t.guest(name);
-  return { token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600), userId: g.userId };
+  return { token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600), userId: g.userId };
 }
 
 async function setOverwrites(id: string, overwrites: unknown[]): Promise<void> {

@@ -38,7 +38,7 @@ const count = (pred: (i: number) => boolean) => {
 
 async function userToken(name: string): Promise<{ token: string; userId: string }> {
   const g = await t.guest(name);
-  return { token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600), userId: g.userId };
+  return { token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600), userId: g.userId };
 }
 
 /** 100,000 rows in multi-row inserts inside one transaction (no index rows, no state row). */

@@ -22,7 +22,7 @@ describe.each(databaseConfigs())('search backfill across a restart on $name', ({
     const database = config();
     let t: TestServer = await startTestServer({ rateLimits: false, database });
     const g = await t.guest('Owner');
-    const token = await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600);
+    const token = await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600);
     const guildId = (await guildServicesFor(t.server.store, undefined as never).guilds.createGuild(g.userId, { name: 'Resume Guild' })).id;
     const channelId = (await t.server.store.guilds.channels(guildId)).find((c) => c.type === 0)!.id;
     const start = Date.now() - N;

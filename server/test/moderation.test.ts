@@ -24,7 +24,7 @@ const Intents = { Guilds: 1 << 0, GuildModeration: 1 << 2, GuildVoiceStates: 1 <
 
 async function userToken(name: string): Promise<{ token: string; userId: string }> {
   const g = await t.guest(name);
-  return { token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600), userId: g.userId };
+  return { token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600), userId: g.userId };
 }
 
 async function gateway(token: string, intents: number): Promise<RawGateway> {

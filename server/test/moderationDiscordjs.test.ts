@@ -24,7 +24,7 @@ const BOT_PERMISSIONS = Permission.ViewChannel | Permission.SendMessages | Permi
 beforeAll(async () => {
   t = await startTestServer();
   const g = await t.guest('Player');
-  user = { token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600), userId: g.userId };
+  user = { token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600), userId: g.userId };
   const services = guildServicesFor(t.server.store, undefined as never);
   guildId = (await services.guilds.createGuild(user.userId, { name: 'Discord.js Moderation' })).id;
   channelId = (await t.server.store.guilds.channels(guildId)).find((c) => c.type === 0)!.id;

@@ -49,9 +49,10 @@ async function call(method: string, url: string, authorization?: string): Promis
   return { status: res.status, body };
 }
 
-/** The access hook's refusal: 403 with 50001 "this route does not take ..." or 50026 (scope). */
+/** The access hook's refusal: 403 with 20001 (a bot), 50001 "this route does not take ..." or 50026 (scope). */
 function refusedByAccess(r: { status: number; body: any }): boolean {
-  return r.status === 403 && ((r.body?.code === 50001 && String(r.body.message).startsWith('Missing Access: this route does not take')) || r.body?.code === 50026);
+  if (r.status !== 403) return false;
+  return r.body?.code === 20001 || r.body?.code === 50026 || (r.body?.code === 50001 && String(r.body.message).startsWith('Missing Access: this route does not take'));
 }
 
 function apiRoutes(): { method: string; url: string }[] {

@@ -35,7 +35,7 @@ describe('guild voice across nodes on PostgreSQL + Redis', () => {
     const services = guildServicesFor(a.server.store, undefined as never);
     const user = async (name: string) => {
       const g = await a.guest(name);
-      return { token: await a.server.store.tokens.issue(g.userId, a.app.id, ['identify', 'guilds'], 3600), userId: g.userId };
+      return { token: await a.server.store.tokens.issue(g.userId, (await a.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600), userId: g.userId };
     };
     const owner = await user('Owner');
     const member = await user('Member');

@@ -26,7 +26,7 @@ for (const { name, config } of databaseConfigs()) {
 
     const userWithGuilds = async (n: string): Promise<U> => {
       const g = await t.guest(n);
-      return { userId: g.userId, token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600) };
+      return { userId: g.userId, token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600) };
     };
     const newGuild = async (n: string) => {
       const r = await t.req('POST', '/guilds', { token: owner.token, body: { name: n } });

@@ -21,9 +21,9 @@ beforeAll(async () => {
   env = await startEnv();
   player = await signedInAccount(env, 'guild_player');
   stranger = await signedInAccount(env, 'guild_stranger');
-  guild = (await env.api('POST', '/guilds', player.token, { name: 'Lan Party' })).body;
-  channel = (await env.api('POST', `/guilds/${guild.id}/channels`, player.token, { name: 'tactics', type: 0 })).body;
-  strangersGuild = (await env.api('POST', '/guilds', stranger.token, { name: 'Elsewhere' })).body;
+  guild = (await env.api('POST', '/guilds', player.web, { name: 'Lan Party' })).body;
+  channel = (await env.api('POST', `/guilds/${guild.id}/channels`, player.web, { name: 'tactics', type: 0 })).body;
+  strangersGuild = (await env.api('POST', '/guilds', stranger.web, { name: 'Elsewhere' })).body;
   expect(channel.id).toBeTruthy();
   companion = await startCompanion(env, [player.token], { ipcName: 'discord' });
   process.env.XDG_RUNTIME_DIR = companion.dir;
@@ -53,9 +53,9 @@ describe('guilds over IPC', () => {
     await waitFor(() => statuses.length > 0, 'GUILD_STATUS');
     expect(statuses[0]).toMatchObject({ guild: { id: guild.id, name: 'Lan Party' }, online: 0 });
     // A change to the guild comes as another GUILD_STATUS (from the player's GUILD_UPDATE).
-    expect((await env.api('PATCH', `/guilds/${guild.id}`, player.token, { name: 'Lan Party II' })).status).toBe(200);
+    expect((await env.api('PATCH', `/guilds/${guild.id}`, player.web, { name: 'Lan Party II' })).status).toBe(200);
     await waitFor(() => statuses.some((s) => s.guild.name === 'Lan Party II'), 'GUILD_STATUS after the rename');
-    expect((await env.api('PATCH', `/guilds/${guild.id}`, player.token, { name: 'Lan Party' })).status).toBe(200);
+    expect((await env.api('PATCH', `/guilds/${guild.id}`, player.web, { name: 'Lan Party' })).status).toBe(200);
     await rpc.destroy();
   });
 

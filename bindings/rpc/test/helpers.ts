@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer } from '@social-layer/server';
 import { PageSession } from '../../../server/test/oauthHelpers.ts';
+import { KNOWN_SCOPES, tokenScopes } from '../../../server/src/oauth2/scopes.ts';
 import { Companion, type CompanionOptions } from '../src/companion/Companion.ts';
 import { deviceSignIn } from '../src/companion/deviceSignIn.ts';
 import { RestApi } from '../src/companion/RestApi.ts';
@@ -52,10 +53,12 @@ export interface Account {
   /** The device flow's answer as the companion stores it (refresh token, expiry, application). */
   stored: StoredToken;
   page: PageSession;
+  /** The same person's web app session: what sets up guilds, channels and guild messages. */
+  web: string;
 }
 
 /** Signs up a real account and signs it in to `clientId` with the device flow, approved on /activate. */
-export async function signedInAccount(env: Env, login: string, clientId = env.app.id, scopes = ['identify', 'sdk.social_layer', 'guilds']): Promise<Account> {
+export async function signedInAccount(env: Env, login: string, clientId = env.app.id, scopes = ['identify', 'sdk.social_layer', 'guilds', 'rpc']): Promise<Account> {
   const page = new PageSession(env.url);
   await page.signUp(login);
   const token = await deviceSignIn({
@@ -72,7 +75,9 @@ export async function signedInAccount(env: Env, login: string, clientId = env.ap
     },
   });
   const me = await env.api('GET', '/users/@me', token.access_token);
-  return { login, userId: me.body.id, token: token.access_token, stored: token, page };
+  const webApp = await env.server.store.applications.firstParty();
+  const web = await env.server.store.tokens.issue(me.body.id, webApp.id, tokenScopes([...KNOWN_SCOPES]), 3600);
+  return { login, userId: me.body.id, token: token.access_token, stored: token, page, web };
 }
 
 /** Makes two accounts platform friends over REST. */

@@ -14,9 +14,9 @@ let other: { id: string };
 beforeAll(async () => {
   env = await startEnv();
   player = await signedInAccount(env, 'message_player');
-  const guild = (await env.api('POST', '/guilds', player.token, { name: 'Chatty' })).body;
-  channel = (await env.api('POST', `/guilds/${guild.id}/channels`, player.token, { name: 'chat', type: 0 })).body;
-  other = (await env.api('POST', `/guilds/${guild.id}/channels`, player.token, { name: 'elsewhere', type: 0 })).body;
+  const guild = (await env.api('POST', '/guilds', player.web, { name: 'Chatty' })).body;
+  channel = (await env.api('POST', `/guilds/${guild.id}/channels`, player.web, { name: 'chat', type: 0 })).body;
+  other = (await env.api('POST', `/guilds/${guild.id}/channels`, player.web, { name: 'elsewhere', type: 0 })).body;
   companion = await startCompanion(env, [player.token], { ipcName: 'discord' });
 });
 
@@ -38,17 +38,17 @@ describe('message events over IPC', () => {
 
     const created = rpc.next('MESSAGE_CREATE', (d) => d.message?.content === 'gg everyone');
     // Another channel's message first: it must not reach this subscriber.
-    expect((await env.api('POST', `/channels/${other.id}/messages`, player.token, { content: 'not here' })).status).toBe(200);
-    const sent = await env.api('POST', `/channels/${channel.id}/messages`, player.token, { content: 'gg everyone' });
+    expect((await env.api('POST', `/channels/${other.id}/messages`, player.web, { content: 'not here' })).status).toBe(200);
+    const sent = await env.api('POST', `/channels/${channel.id}/messages`, player.web, { content: 'gg everyone' });
     expect(sent.status).toBe(200);
     expect(await created).toMatchObject({ channel_id: channel.id, message: { id: sent.body.id, content: 'gg everyone', author: { id: player.userId } } });
 
     const updated = rpc.next('MESSAGE_UPDATE', (d) => d.message?.id === sent.body.id);
-    expect((await env.api('PATCH', `/channels/${channel.id}/messages/${sent.body.id}`, player.token, { content: 'gg, well played' })).status).toBe(200);
+    expect((await env.api('PATCH', `/channels/${channel.id}/messages/${sent.body.id}`, player.web, { content: 'gg, well played' })).status).toBe(200);
     expect((await updated).message.content).toBe('gg, well played');
 
     const deleted = rpc.next('MESSAGE_DELETE', (d) => d.message?.id === sent.body.id);
-    expect((await env.api('DELETE', `/channels/${channel.id}/messages/${sent.body.id}`, player.token)).status).toBe(204);
+    expect((await env.api('DELETE', `/channels/${channel.id}/messages/${sent.body.id}`, player.web)).status).toBe(204);
     expect(await deleted).toEqual({ channel_id: channel.id, message: { id: sent.body.id } });
 
     expect(seen.some((d) => d.channel_id === other.id || d.message?.content === 'not here')).toBe(false);

@@ -12,7 +12,8 @@ import { accessOf, bearerGranted, isApiRoute, type RouteAccess } from './routeAc
  *   so the server cannot start with a route nobody decided on.
  * - preParsing (before the body is read, so a refused upload is never buffered): a request whose
  *   credential resolves is checked against the route's kinds and scopes; a refusal is 403 with
- *   the documented body (50001 for a kind the route does not take, 50026 for a missing scope).
+ *   the documented body (20001 for a bot on a route for people, 50001 for another kind the route
+ *   does not take, 50026 for a missing scope).
  *   A credential that does not resolve is left to the rate-limit hook, which answers 401 and
  *   counts it against the address.
  * - preValidation (after the rate-limit hook, before the body's schema): no credential, or one
@@ -36,7 +37,8 @@ export function installRouteAccess(app: FastifyInstance, ctx: ServerContext): vo
     const principal = await resolvePrincipal(req, ctx.store);
     if (!principal) return;
     if (principal.kind === 'bot') {
-      if (!access.bot) throw refused('a bot token');
+      // The public API's answer to a bot on a route for people.
+      if (!access.bot) throw new ApiError(403, 20001, 'Bots cannot use this endpoint');
       return;
     }
     if (await isFirstParty(ctx.store, principal.applicationId)) {

@@ -30,6 +30,11 @@ const BOT: RouteAccess = { bot: true };
 const SESSION: RouteAccess = { session: true };
 /** Guild management and guild messages: the guild's own tools (bots) and the web app. */
 const MANAGE: RouteAccess = { bot: true, session: true };
+/**
+ * Guild reads the desktop companion answers RPC's GET_GUILD, GET_CHANNELS and GET_CHANNEL with,
+ * using the game's token: the `rpc` scope grants them (within what the player may see).
+ */
+const RPC_READ: RouteAccess = { bot: true, session: true, bearer: ['rpc'] };
 /** The web app, or a third-party token holding one of `scopes` (none listed: any token). */
 const user = (...scopes: string[]): RouteAccess => ({ session: true, bearer: scopes });
 /** As `user`, and bots too. */
@@ -121,16 +126,16 @@ const table: Record<string, RouteAccess> = {
   [`PUT ${V}/channels/:channelId/messages/:messageId/moderation-metadata`]: BOT,
 
   // Guilds.
-  [`POST ${V}/guilds`]: MANAGE,
-  [`GET ${V}/guilds/:guild_id`]: MANAGE,
+  [`POST ${V}/guilds`]: SESSION,
+  [`GET ${V}/guilds/:guild_id`]: RPC_READ,
   [`PATCH ${V}/guilds/:guild_id`]: MANAGE,
   [`GET ${V}/guilds/:guild_id/prune`]: MANAGE,
   [`POST ${V}/guilds/:guild_id/prune`]: MANAGE,
-  [`GET ${V}/guilds/:guild_id/channels`]: MANAGE,
+  [`GET ${V}/guilds/:guild_id/channels`]: RPC_READ,
   [`POST ${V}/guilds/:guild_id/channels`]: MANAGE,
   [`PATCH ${V}/guilds/:guild_id/channels`]: MANAGE,
   [`PUT ${V}/channels/:channel_id/voice-status`]: MANAGE,
-  [`GET ${V}/channels/:channel_id`]: MANAGE,
+  [`GET ${V}/channels/:channel_id`]: RPC_READ,
   [`PATCH ${V}/channels/:channel_id`]: MANAGE,
   [`DELETE ${V}/channels/:channel_id`]: MANAGE,
   [`GET ${V}/guilds/:guild_id/roles`]: MANAGE,

@@ -27,6 +27,7 @@ export const KNOWN_SCOPES = new Set([
   'identify.premium',
   'sdk.social_layer',
   'sdk.social_layer_presence',
+  'rpc',
 ]);
 
 /** Scopes only approved applications may request (spec: identify.premium is for approved partners). */
@@ -60,6 +61,7 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   'identify.premium': 'Know your premium subscription level',
   'sdk.social_layer': 'Friends, presence, direct messages, lobbies and voice in this game',
   'sdk.social_layer_presence': 'Friends list and rich presence in this game',
+  rpc: 'Read your servers and channels through the desktop companion',
 };
 
 export function parseScopeString(s: string): string[] {

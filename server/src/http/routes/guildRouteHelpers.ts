@@ -2,7 +2,6 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { SNOWFLAKE_PATTERN } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
-import { Errors } from '../ApiError.ts';
 import { authenticate } from '../auth.ts';
 import { GuildErrors } from '../../guilds/guildErrors.ts';
 
@@ -12,14 +11,12 @@ export const Snowflake = Type.String({ pattern: SNOWFLAKE_PATTERN });
 export const PermissionString = Type.String({ pattern: SNOWFLAKE_PATTERN });
 
 /**
- * Who acts: a bot (its bot user) or a user through a Bearer token holding the `guilds` scope.
- * Guild routes act as that user, within that user's guild permissions.
+ * Who acts: a bot (its bot user) or the user of a token the route admits (routeAccess.ts decides
+ * which kinds and scopes reach the route). Guild routes act within that user's guild permissions.
  */
 export async function guildCaller(req: FastifyRequest, ctx: ServerContext): Promise<{ userId: string; bot: boolean }> {
   const p = await authenticate(req, ctx.store);
   if (p.kind === 'bot') return { userId: p.botUserId, bot: true };
-  // The public code for a Bearer token without the scope a route needs (50026), as elsewhere.
-  if (!p.scopes.includes('guilds')) throw Errors.missingScope('guilds');
   return { userId: p.userId, bot: false };
 }
 

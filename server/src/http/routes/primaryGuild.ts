@@ -10,8 +10,8 @@ import { UserSchema } from '../schemas/index.ts';
 /**
  * PUT /users/@me/primary-guild: the user picks the guild whose tag they show beside their name
  * (`primary_guild` on their user object, spec User). The public API documents the field but no
- * route to set it, so the path is ours; the body uses the field's own names. Users only (a bot
- * gets 20001); a Bearer token needs `guilds`, as the other guild routes.
+ * route to set it, so the path is ours; the body uses the field's own names. The person through
+ * the web app only (routeAccess.ts; a bot gets 20001).
  */
 export function primaryGuildRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
