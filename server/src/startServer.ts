@@ -300,8 +300,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       ...(cluster ? cluster.sharedGatewaySessions(bus, options.redisUrl, gatewayTimings) : {}),
       publicWsUrl: ctx.publicWsUrl,
       ...(sessionStarts ? { sessionStarts, maxSocketsPerAddress: options.maxGatewaySocketsPerAddress ?? DEFAULT_MAX_GATEWAY_SOCKETS_PER_ADDRESS } : {}),
-      authenticate: async (token) => {
-        const grant = await store.tokens.resolve(token);
+      authenticate: async (token, scheme) => {
+        const grant = scheme === 'bot' ? undefined : await store.tokens.resolve(token);
         if (grant) {
           const user = await store.users.get(grant.userId);
           if (!user) return undefined;
@@ -309,7 +309,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           const application_profiles = await profilesFor(store, { kind: 'bearer', ...grant }, user.id);
           return { kind: 'bearer', user: { ...userToWire(user), application_profiles }, applicationId: grant.applicationId };
         }
-        const application = await store.applications.findByBotToken(token);
+        const application = scheme === 'bearer' ? undefined : await store.applications.findByBotToken(token);
         if (!application) return undefined;
         const bot = await store.users.get(application.bot_user_id);
         return bot ? { kind: 'bot', user: userToWire(bot) as User, applicationId: application.id } : undefined;

@@ -134,3 +134,23 @@ describe('frame limits (as the README states them)', () => {
     expect(await h.closed()).toBe(1009);
   });
 });
+
+describe('the credential scheme on the Gateway, as on REST', () => {
+  it('Bot <token> identifies a bot only, Bearer <token> a user only; a bare token may be either', async () => {
+    const t = await server();
+    const player = await t.guest('scheme');
+    const outcome = async (token: string) => {
+      const o = await identifyOutcome(t, token);
+      if (!o.ready && o.close === null) await o.g.closed();
+      const result = o.ready ? 'ready' : o.g.closeCode;
+      o.g.ws.close();
+      return result;
+    };
+    expect(await outcome(`Bearer ${t.app.botToken}`)).toBe(4004);
+    expect(await outcome(`Bot ${player.token}`)).toBe(4004);
+    expect(await outcome(`Bot ${t.app.botToken}`)).toBe('ready');
+    expect(await outcome(`Bearer ${player.token}`)).toBe('ready');
+    expect(await outcome(t.app.botToken)).toBe('ready');
+    expect(await outcome(player.token)).toBe('ready');
+  });
+});

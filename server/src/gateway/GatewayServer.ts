@@ -25,7 +25,12 @@ export interface GatewayServerOptions {
   heartbeatIntervalMs: number;
   resumeWindowMs: number;
   maxBufferedDispatches: number;
-  authenticate(token: string): Promise<GatewayIdentity | undefined>;
+  /**
+   * The identity behind an Identify's or Resume's token. `scheme` is the prefix it was sent with,
+   * if any: `bot` may only be a bot token and `bearer` only a user's token, as on REST; a bare
+   * token (what bot libraries send) may be either.
+   */
+  authenticate(token: string, scheme?: 'bot' | 'bearer'): Promise<GatewayIdentity | undefined>;
   publicWsUrl(): string;
   /** Identify budgets per application and per user (issue 9, fix 8); none: unlimited. */
   sessionStarts?: SessionStartLimit;
@@ -113,7 +118,9 @@ export class GatewayServer {
   }
 
   authenticate(token: string): Promise<GatewayIdentity | undefined> {
-    return this.options.authenticate(token.replace(/^(Bearer|Bot)\s+/i, ''));
+    const prefixed = /^(Bearer|Bot)\s+/i.exec(token);
+    if (!prefixed) return this.options.authenticate(token);
+    return this.options.authenticate(token.slice(prefixed[0].length), prefixed[1]!.toLowerCase() as 'bot' | 'bearer');
   }
 
   private accept(ws: WebSocket, raw: Duplex, req: IncomingMessage, url: URL): void {
