@@ -43,6 +43,12 @@ describe('components', () => {
     expect(noId.body.errors.components['0'].components['0'].custom_id._errors[0].code).toBe('BASE_TYPE_REQUIRED');
     const crowded = await send({ content: 'x', components: [{ type: 1, components: [button('a'), { type: 3, custom_id: 's', options: [{ label: 'A', value: 'a' }] }] }] });
     expect(crowded.body.code).toBe(50035);
+    // A link button opens the web or the client's deep links, never a script.
+    for (const [url, code] of [['javascript:alert(1)', 'URL_TYPE_INVALID_SCHEME'], ['data:text/html,<script>1</script>', 'URL_TYPE_INVALID_SCHEME'], ['JaVaScRiPt:alert(1)', 'URL_TYPE_INVALID_SCHEME'], ['not a url', 'URL_TYPE_INVALID_URL']]) {
+      const link = await send({ content: 'x', components: [{ type: 1, components: [{ type: 2, style: 5, label: 'go', url }] }] });
+      expect([link.status, link.body.errors?.components['0'].components['0'].url._errors[0].code], url).toEqual([400, code]);
+    }
+    expect((await send({ content: 'x', components: [{ type: 1, components: [{ type: 2, style: 5, label: 'go', url: 'discord://-/channels/1/2' }] }] })).status).toBe(200);
     const v2TypeWithoutFlag = await send({ content: 'x', components: [text('hello')] });
     expect(v2TypeWithoutFlag.body.errors.components['0'].type._errors[0].code).toBe('COMPONENT_TYPE_INVALID');
   });

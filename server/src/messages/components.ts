@@ -36,6 +36,21 @@ function str(o: Obj, key: string, path: Path, max: number, required: boolean): s
   return v;
 }
 
+/** Schemes a link button may open (the public API's: the web, and the client's own deep links). */
+const LINK_SCHEMES = ['http', 'https', 'discord'];
+
+/** A link button's URL: well formed, and never a script (`javascript:`, `data:`, ...). */
+function linkUrl(o: Obj, path: Path): void {
+  const raw = str(o, 'url', path, 512, true)!;
+  let scheme: string;
+  try {
+    scheme = new URL(raw).protocol.slice(0, -1);
+  } catch {
+    fail([...path, 'url'], 'URL_TYPE_INVALID_URL', 'Not a well formed URL.');
+  }
+  if (!LINK_SCHEMES.includes(scheme)) fail([...path, 'url'], 'URL_TYPE_INVALID_SCHEME', `Scheme "${scheme}" is not supported. Scheme must be one of (${LINK_SCHEMES.map((x) => `'${x}'`).join(', ')}).`);
+}
+
 function list(o: Obj, key: string, path: Path, min: number, max: number): unknown[] {
   const v = o[key];
   if (!Array.isArray(v)) fail([...path, key], 'BASE_TYPE_REQUIRED', 'This field is required');
@@ -63,7 +78,7 @@ export function checkComponents(components: unknown[], flags: number): { count: 
     const style = o.style;
     if (typeof style !== 'number' || !Number.isInteger(style) || style < 1 || style > 6) fail([...path, 'style'], 'BASE_TYPE_CHOICES', 'Value must be one of (1, 2, 3, 4, 5, 6).');
     if (style === 5) {
-      str(o, 'url', path, 512, true);
+      linkUrl(o, path);
       if (o.custom_id !== undefined) fail([...path, 'custom_id'], 'COMPONENT_INVALID_FIELD', 'A link button cannot have a custom_id.');
     } else if (style === 6) {
       const sku = str(o, 'sku_id', path, 20, true)!;
