@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { type DatabaseConfig, type RunningServer, type ServerOptions, startServer } from '../src/index.ts';
+import { KNOWN_SCOPES, tokenScopes } from '../src/oauth2/scopes.ts';
 
 export const PG_URL = process.env.SOCIAL_LAYER_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -81,6 +82,12 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     return { token: r.body.access_token, userId: me.body.id, deviceId };
   };
   return { server, app, api, req, guest, close: () => server.close() };
+}
+
+/** A token of the platform's own client (the web app) for `userId`: a person acting in guilds. */
+export async function webToken(t: { server: RunningServer }, userId: string): Promise<string> {
+  const web = await t.server.store.applications.firstParty();
+  return t.server.store.tokens.issue(userId, web.id, tokenScopes([...KNOWN_SCOPES]), 3600);
 }
 
 /**

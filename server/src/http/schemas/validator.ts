@@ -236,6 +236,8 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 function inspectText(value: unknown, path: Path, out: Leaf[], depth = 0): void {
   if (typeof value === 'string') {
     if (LONE_SURROGATE.test(value)) out.push({ path, code: 'STRING_TYPE_INVALID_UNICODE', message: 'Must be valid Unicode: lone UTF-16 surrogates are not allowed.' });
+    // PostgreSQL's text cannot hold U+0000 (SQLite's can): refused alike on both storages.
+    else if (value.includes('\u0000')) out.push({ path, code: 'STRING_TYPE_INVALID_CHARACTER', message: 'Must not contain the NUL character (U+0000).' });
     return;
   }
   if (typeof value !== 'object' || value === null || depth > 64) return;
