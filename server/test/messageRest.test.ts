@@ -129,6 +129,22 @@ describe.each(databaseConfigs())('messages on $name', ({ config }) => {
       expect(loose.body.id).not.toBe(first.body.id);
     });
 
+    it('nonces and flags are taken exactly: an integer past 2^53 is refused (it arrives rounded), large ones as strings stay distinct, flags past 32 bits are refused', async () => {
+      const post = (raw: string) => t.req('POST', `/channels/${channelId}/messages`, { ...as(member), raw });
+      // 2^53 + 1 and 2^53 + 2 parse to one double: taken as numbers, the second would be the first.
+      const big = await post('{"content":"big","nonce":9007199254740993,"enforce_nonce":true}');
+      expect([big.status, big.body.errors?.nonce?._errors[0].code]).toEqual([400, 'NUMBER_TYPE_MAX']);
+      const one = await post('{"content":"one","nonce":"9007199254740993","enforce_nonce":true}');
+      const two = await post('{"content":"two","nonce":"9007199254740994","enforce_nonce":true}');
+      expect([one.status, two.status]).toEqual([200, 200]);
+      expect(two.body.id).not.toBe(one.body.id);
+      expect(two.body.content).toBe('two');
+      // 2^32 + 4 is SUPPRESS_EMBEDS in its low 32 bits: refused whole, not truncated to them.
+      const wide = await post(`{"content":"wide","flags":${2 ** 32 + 4}}`);
+      expect([wide.status, wide.body.errors?.flags?._errors[0].code]).toEqual([400, 'MESSAGE_FLAGS_INVALID']);
+      expect((await post('{"content":"narrow","flags":4}')).body.flags).toBe(4);
+    });
+
     it('replies carry message_reference and referenced_message; an unknown target is refused unless fail_if_not_exists is false', async () => {
       const target = (await t.req('POST', `/channels/${channelId}/messages`, { ...as(owner), body: { content: 'question' } })).body;
       const reply = await t.req('POST', `/channels/${channelId}/messages`, { ...as(member), body: { content: 'answer', message_reference: { message_id: target.id } } });

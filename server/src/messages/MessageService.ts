@@ -85,6 +85,14 @@ const MessageType = { Default: 0, Reply: 19 } as const;
 const Flag = { SuppressEmbeds: 1 << 2, HasSnapshot: 1 << 14, IsComponentsV2: 1 << 15, SuppressNotifications: 1 << 12 } as const;
 /** Flags a sender may set on create / edit (the rest are the server's). */
 const CREATE_FLAGS = Flag.SuppressEmbeds | Flag.SuppressNotifications | Flag.IsComponentsV2;
+/**
+ * Whether a sender may set `flags`: only CREATE_FLAGS bits. Bitwise operators read 32 bits, so a
+ * value past them (2^32 + 4) is refused by size first, never truncated to the bits it passes.
+ */
+function settableFlags(flags: number): boolean {
+  return Number.isInteger(flags) && flags >= 0 && flags <= 0x7fffffff && (flags & ~CREATE_FLAGS) === 0;
+}
+
 /** "Within a few minutes" (spec, Create Message `enforce_nonce`). */
 export const NONCE_WINDOW_MS = 5 * 60_000;
 const BULK_DELETE_MAX_AGE_MS = 14 * 24 * 3600_000;
@@ -227,7 +235,7 @@ export class MessageService {
     if (body.enforce_nonce && body.nonce === undefined) throw E.invalidForm(['nonce'], 'BASE_TYPE_REQUIRED', 'This field is required when enforce_nonce is true.');
     checkEmbeds(embeds);
     const flags = body.flags ?? 0;
-    if ((flags & ~CREATE_FLAGS) !== 0) throw E.invalidForm(['flags'], 'MESSAGE_FLAGS_INVALID', 'Invalid message flags.');
+    if (!settableFlags(flags)) throw E.invalidForm(['flags'], 'MESSAGE_FLAGS_INVALID', 'Invalid message flags.');
     await this.checkComponents(caller, components, flags, content, embeds);
     // AutoMod (issue 11): a blocked message answers 400 / 200000 before anything is written.
     if (channel.guild_id !== null) await autoModFor(this.store).check(view, channel, content);
@@ -435,7 +443,7 @@ export class MessageService {
     }
     const flags = body.flags === undefined || body.flags === null ? row.flags : body.flags;
     if (body.flags !== undefined && body.flags !== null) {
-      if ((body.flags & ~CREATE_FLAGS) !== 0) throw E.invalidForm(['flags'], 'MESSAGE_FLAGS_INVALID', 'Invalid message flags.');
+      if (!settableFlags(body.flags)) throw E.invalidForm(['flags'], 'MESSAGE_FLAGS_INVALID', 'Invalid message flags.');
       // IS_COMPONENTS_V2 cannot be taken off once set (public rule); server-owned bits stay.
       if ((row.flags & Flag.IsComponentsV2) !== 0 && (body.flags & Flag.IsComponentsV2) === 0) throw E.invalidForm(['flags'], 'MESSAGE_CANNOT_REMOVE_COMPONENTS_V2', 'The IS_COMPONENTS_V2 flag cannot be removed.');
       set.flags = (row.flags & ~CREATE_FLAGS) | body.flags;

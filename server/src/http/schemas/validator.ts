@@ -240,6 +240,12 @@ function inspectText(value: unknown, path: Path, out: Leaf[], depth = 0): void {
     else if (value.includes('\u0000')) out.push({ path, code: 'STRING_TYPE_INVALID_CHARACTER', message: 'Must not contain the NUL character (U+0000).' });
     return;
   }
+  // Past 2^53 a JSON number has already been rounded by the parser: an integer nonce or bitfield
+  // would be stored as a different one than was sent. Such values must come as strings.
+  if (typeof value === 'number') {
+    if (Number.isInteger(value) && !Number.isSafeInteger(value)) out.push({ path, code: 'NUMBER_TYPE_MAX', message: 'Integers must be within ±(2^53 - 1); send larger ones as strings.' });
+    return;
+  }
   if (typeof value !== 'object' || value === null || depth > 64) return;
   if (Array.isArray(value)) {
     value.forEach((v, i) => inspectText(v, [...path, String(i)], out, depth + 1));
