@@ -344,6 +344,11 @@ describe('invites', () => {
     const body = (await refused.json()) as any;
     expect(body.code).toBe(50035);
     expect(body.errors.target_users_file['1']._errors[0].message).toContain('Line 3');
+    const tooBig = new FormData();
+    tooBig.set('target_users_file', new Blob([`user_id\n${bob.userId}\n${2n ** 64n}\n`], { type: 'text/csv' }), 'users.csv');
+    const past64 = await post(tooBig);
+    expect(past64.status).toBe(400);
+    expect(((await past64.json()) as any).errors.target_users_file['1']._errors[0].code).toBe('NUMBER_TYPE_COERCE');
     const badJson = new FormData();
     badJson.set('payload_json', JSON.stringify({ max_uses: 1000 }));
     expect((await post(badJson)).status).toBe(400);

@@ -77,7 +77,8 @@ export class GuildInviteService {
   private checkTargetUsers(ids: string[]): void {
     if (ids.length > MAX_TARGET_USERS) throw GuildErrors.invalidForm(['target_users_file'], 'BASE_TYPE_MAX_LENGTH', `At most ${MAX_TARGET_USERS} user IDs`);
     ids.forEach((id, i) => {
-      if (!/^\d{1,20}$/.test(id)) throw GuildErrors.invalidForm(['target_users_file', String(i)], 'NUMBER_TYPE_COERCE', `Line ${i + 2} is not a user ID`);
+      // Twenty digits reach past 2^64: a snowflake is a 64-bit number.
+      if (!/^\d{1,20}$/.test(id) || BigInt(id) >= 2n ** 64n) throw GuildErrors.invalidForm(['target_users_file', String(i)], 'NUMBER_TYPE_COERCE', `Line ${i + 2} is not a user ID`);
     });
   }
 
