@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, databaseConfigs, dropTestSchemas, keepWebhookEvents, startTestServer, type TestServer } from './harness.ts';
+import { cleanupTempDirs, databaseConfigs, dropTestSchemas, keepWebhookEvents, startTestServer, type TestServer, webToken } from './harness.ts';
 import { guildServicesFor } from '../src/guilds/GuildServices.ts';
 import { Permission } from '../src/guilds/permissions.ts';
 import { channelMessageRepo } from '../src/storage/ChannelMessageRepo.ts';
@@ -14,7 +14,8 @@ import { linkedChannelRepo } from '../src/storage/LinkedChannelRepo.ts';
 let t: TestServer;
 let now = Date.now();
 const clock = { now: () => now };
-type Who = { token: string; userId: string };
+/** A person: `token` is the game's (lobbies), `site` the web app's (the guild side). */
+type Who = { token: string; userId: string; site: string };
 let owner: Who; // guild owner, lobby member with CanLinkLobby
 let player: Who; // lobby member without the flag, not in the guild
 let web: Who; // guild member writing from the web app
@@ -28,13 +29,14 @@ let lobbyId: string;
 let lobby2Id: string;
 
 const as = (w: Who) => ({ token: w.token });
+const site = (w: Who) => ({ token: w.site });
 const bot = () => ({ token: t.app.botToken, bot: true });
 const links = () => linkedChannelRepo(t.server.store.database.db);
 const channelMessages = () => channelMessageRepo(t.server.store.database.db, t.server.store.ids);
 
 async function user(name: string): Promise<Who> {
   const g = await t.guest(name);
-  return { token: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds', 'sdk.social_layer'], 3600), userId: g.userId };
+  return { token: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds', 'sdk.social_layer'], 3600), userId: g.userId, site: await webToken(t, g.userId) };
 }
 
 async function outbox(type: string): Promise<any[]> {
@@ -91,7 +93,7 @@ describe.each(databaseConfigs())('linked channels on $name', ({ config }) => {
       ['an unknown lobby', link(owner, textId, '1234567890123456789'), 404, 10031],
       ['a lobby ID that is no snowflake', link(owner, textId, 'abc'), 404, 10031],
       ['a channel ID that is no snowflake', link(owner, 'abc'), 400, 50035],
-      ['the bot token', t.req('PATCH', `/lobbies/${lobbyId}/channel-linking`, { ...bot(), body: { channel_id: textId } }), 403, 50013],
+      ['the bot token', t.req('PATCH', `/lobbies/${lobbyId}/channel-linking`, { ...bot(), body: { channel_id: textId } }), 403, 20001],
     ];
     for (const [name, p, status, code] of cases) {
       const r = await p;
@@ -138,32 +140,32 @@ describe.each(databaseConfigs())('linked channels on $name', ({ config }) => {
     const sent = await t.req('POST', `/lobbies/${lobbyId}/messages`, { ...as(player), body: { content: 'hello from the game' } });
     expect(sent.status).toBe(200);
     expect(sent.body.linked_message).toMatchObject({ channel_id: textId, guild_id: guildId, origin: 'lobby' });
-    const inChannel = await t.req('GET', `/channels/${textId}/messages`, as(web));
+    const inChannel = await t.req('GET', `/channels/${textId}/messages`, site(web));
     expect(inChannel.body).toHaveLength(1);
     expect(inChannel.body[0]).toMatchObject({ id: sent.body.linked_message.id, content: 'hello from the game', author: { id: player.userId }, application_id: t.app.id });
 
     // Channel -> game, once; then edit and delete follow.
-    const posted = await t.req('POST', `/channels/${textId}/messages`, { ...as(web), body: { content: 'hello from the web' } });
+    const posted = await t.req('POST', `/channels/${textId}/messages`, { ...site(web), body: { content: 'hello from the web' } });
     expect(posted.status).toBe(200);
     let history = await lobbyHistory(player);
     expect(history.map((m) => m.content)).toEqual(['hello from the web', 'hello from the game']);
     const copy = history[0];
     expect(copy).toMatchObject({ author: { id: web.userId }, linked_message: { id: posted.body.id, origin: 'channel' } });
-    expect((await t.req('GET', `/channels/${textId}/messages`, as(web))).body).toHaveLength(2);
+    expect((await t.req('GET', `/channels/${textId}/messages`, site(web))).body).toHaveLength(2);
 
-    const edited = await t.req('PATCH', `/channels/${textId}/messages/${posted.body.id}`, { ...as(web), body: { content: 'edited on the web' } });
+    const edited = await t.req('PATCH', `/channels/${textId}/messages/${posted.body.id}`, { ...site(web), body: { content: 'edited on the web' } });
     expect(edited.status).toBe(200);
     history = await lobbyHistory(player);
     expect(history[0]).toMatchObject({ id: copy.id, content: 'edited on the web' });
     expect(history[0].edited_timestamp).toEqual(expect.any(String));
 
     // An embed-only message carries its additional content.
-    const embed = await t.req('POST', `/channels/${textId}/messages`, { ...as(web), body: { embeds: [{ title: 'Score', description: '42' }] } });
+    const embed = await t.req('POST', `/channels/${textId}/messages`, { ...site(web), body: { embeds: [{ title: 'Score', description: '42' }] } });
     expect(embed.status).toBe(200);
     history = await lobbyHistory(player);
     expect(history[0]).toMatchObject({ content: '', additional_content: { type: 5, count: 1, title: 'Score' } });
 
-    expect((await t.req('DELETE', `/channels/${textId}/messages/${posted.body.id}`, as(web))).status).toBe(204);
+    expect((await t.req('DELETE', `/channels/${textId}/messages/${posted.body.id}`, site(web))).status).toBe(204);
     history = await lobbyHistory(player);
     expect(history.find((m) => m.id === copy.id)).toBeUndefined();
 
@@ -173,22 +175,22 @@ describe.each(databaseConfigs())('linked channels on $name', ({ config }) => {
   });
 
   it('keeps messages in order and mirrors each once', async () => {
-    const before = (await t.req('GET', `/channels/${textId}/messages?limit=100`, as(web))).body.length;
+    const before = (await t.req('GET', `/channels/${textId}/messages?limit=100`, site(web))).body.length;
     for (let i = 0; i < 5; i++) {
       await t.req('POST', `/lobbies/${lobbyId}/messages`, { ...as(player), body: { content: `g${i}` } });
-      await t.req('POST', `/channels/${textId}/messages`, { ...as(web), body: { content: `w${i}` } });
+      await t.req('POST', `/channels/${textId}/messages`, { ...site(web), body: { content: `w${i}` } });
       // The channel answer does not wait for the lobby copy; across origins order holds once it landed.
       await t.server.drainLinkedChannels();
     }
     const want = ['g0', 'w0', 'g1', 'w1', 'g2', 'w2', 'g3', 'w3', 'g4', 'w4'];
-    const channel = (await t.req('GET', `/channels/${textId}/messages?limit=100`, as(web))).body;
+    const channel = (await t.req('GET', `/channels/${textId}/messages?limit=100`, site(web))).body;
     expect(channel.length - before).toBe(10);
     expect(channel.slice(0, 10).map((m: any) => m.content).reverse()).toEqual(want);
     const lobby = await lobbyHistory(player);
     expect(lobby.slice(0, 10).map((m) => m.content).reverse()).toEqual(want);
     // A burst of channel messages, not waited for one by one: the copies keep the channel's order.
     const burst = ['b0', 'b1', 'b2', 'b3', 'b4'];
-    for (const content of burst) expect((await t.req('POST', `/channels/${textId}/messages`, { ...as(web), body: { content } })).status).toBe(200);
+    for (const content of burst) expect((await t.req('POST', `/channels/${textId}/messages`, { ...site(web), body: { content } })).status).toBe(200);
     expect((await lobbyHistory(player)).slice(0, 5).map((m) => m.content).reverse()).toEqual(burst);
   });
 
@@ -205,9 +207,9 @@ describe.each(databaseConfigs())('linked channels on $name', ({ config }) => {
       return original(fn);
     }) as typeof repo.transaction;
     try {
-      const posted = await t.req('POST', `/channels/${textId}/messages`, { ...as(web), body: { content: 'not waited for' } });
+      const posted = await t.req('POST', `/channels/${textId}/messages`, { ...site(web), body: { content: 'not waited for' } });
       expect(posted.status).toBe(200);
-      const edited = await t.req('PATCH', `/channels/${textId}/messages/${posted.body.id}`, { ...as(web), body: { content: 'edited, not waited for' } });
+      const edited = await t.req('PATCH', `/channels/${textId}/messages/${posted.body.id}`, { ...site(web), body: { content: 'edited, not waited for' } });
       expect(edited.status).toBe(200);
       await expect.poll(() => held, { timeout: 10_000 }).toBeGreaterThan(0);
     } finally {
@@ -221,23 +223,23 @@ describe.each(databaseConfigs())('linked channels on $name', ({ config }) => {
   it('applies a guild ban: the banned player is not mirrored, the lobby still gets it', async () => {
     const s = guildServicesFor(t.server.store, undefined as never);
     await s.members.join(guildId, player.userId);
-    const ban = await t.req('PUT', `/guilds/${guildId}/bans/${player.userId}`, { ...as(owner), body: {} });
+    const ban = await t.req('PUT', `/guilds/${guildId}/bans/${player.userId}`, { ...site(owner), body: {} });
     expect(ban.status).toBe(204);
     const sent = await t.req('POST', `/lobbies/${lobbyId}/messages`, { ...as(player), body: { content: 'banned words' } });
     expect(sent.status).toBe(200);
     expect(sent.body.linked_message).toBeUndefined();
-    const channel = (await t.req('GET', `/channels/${textId}/messages?limit=5`, as(web))).body;
+    const channel = (await t.req('GET', `/channels/${textId}/messages?limit=5`, site(web))).body;
     expect(channel.map((m: any) => m.content)).not.toContain('banned words');
     expect((await lobbyHistory(owner))[0].content).toBe('banned words');
     // A banned user gets no lobby channel invite either.
     expect((await t.req('POST', `/lobbies/${lobbyId}/members/@me/invites`, as(player))).body.code).toBe(40007);
-    await t.req('DELETE', `/guilds/${guildId}/bans/${player.userId}`, as(owner));
-    await t.req('DELETE', `/guilds/${guildId}/members/${player.userId}`, as(owner));
+    await t.req('DELETE', `/guilds/${guildId}/bans/${player.userId}`, site(owner));
+    await t.req('DELETE', `/guilds/${guildId}/members/${player.userId}`, site(owner));
   });
 
   it('applies the guild\'s AutoMod on both sides', async () => {
     const rule = await t.req('POST', `/guilds/${guildId}/auto-moderation/rules`, {
-      ...as(owner),
+      ...site(owner),
       body: { name: 'no spoilers', event_type: 1, trigger_type: 1, trigger_metadata: { keyword_filter: ['spoiler'] }, actions: [{ type: 1 }], enabled: true },
     });
     expect(rule.status).toBe(200);
@@ -245,12 +247,12 @@ describe.each(databaseConfigs())('linked channels on $name', ({ config }) => {
     const sent = await t.req('POST', `/lobbies/${lobbyId}/messages`, { ...as(player), body: { content: 'big spoiler ahead' } });
     expect(sent.status).toBe(200);
     expect(sent.body.linked_message).toBeUndefined();
-    expect((await t.req('GET', `/channels/${textId}/messages?limit=5`, as(web))).body.map((m: any) => m.content)).not.toContain('big spoiler ahead');
+    expect((await t.req('GET', `/channels/${textId}/messages?limit=5`, site(web))).body.map((m: any) => m.content)).not.toContain('big spoiler ahead');
     // From the web app: blocked (400/200000), so nothing reaches the lobby.
-    const blocked = await t.req('POST', `/channels/${textId}/messages`, { ...as(web), body: { content: 'a spoiler from the web' } });
+    const blocked = await t.req('POST', `/channels/${textId}/messages`, { ...site(web), body: { content: 'a spoiler from the web' } });
     expect(blocked.body.code).toBe(200000);
     expect((await lobbyHistory(player)).map((m) => m.content)).not.toContain('a spoiler from the web');
-    await t.req('DELETE', `/guilds/${guildId}/auto-moderation/rules/${rule.body.id}`, as(owner));
+    await t.req('DELETE', `/guilds/${guildId}/auto-moderation/rules/${rule.body.id}`, site(owner));
   });
 
   it('does not time out while linked', async () => {
@@ -265,12 +267,12 @@ describe.each(databaseConfigs())('linked channels on $name', ({ config }) => {
     expect(mine.status).toBe(200);
     expect(new Date(mine.body.expires_at).getTime() - now).toBe(3600_000);
     // Only for them, and once.
-    expect((await t.req('POST', `/invites/${mine.body.code}`, as(outsider))).body.code).toBe(10006);
-    const accepted = await t.req('POST', `/invites/${mine.body.code}`, as(player));
+    expect((await t.req('POST', `/invites/${mine.body.code}`, site(outsider))).body.code).toBe(10006);
+    const accepted = await t.req('POST', `/invites/${mine.body.code}`, site(player));
     expect(accepted.status).toBe(200);
     expect(await t.server.store.guildMembers.isMember(guildId, player.userId)).toBe(true);
     expect((await t.req('GET', `/invites/${mine.body.code}`, as(player))).body.code).toBe(10006);
-    await t.req('DELETE', `/guilds/${guildId}/members/${player.userId}`, as(owner));
+    await t.req('DELETE', `/guilds/${guildId}/members/${player.userId}`, site(owner));
 
     // Made 59 minutes ago: still good. Made 61 minutes ago: expired.
     now = Date.now() - 59 * 60_000;
@@ -278,9 +280,9 @@ describe.each(databaseConfigs())('linked channels on $name', ({ config }) => {
     expect(fresh.status).toBe(200);
     now = Date.now() - 61 * 60_000;
     const stale = await t.req('POST', `/lobbies/${lobbyId}/members/${player.userId}/invites`, bot());
-    expect((await t.req('POST', `/invites/${stale.body.code}`, as(player))).body.code).toBe(10006);
+    expect((await t.req('POST', `/invites/${stale.body.code}`, site(player))).body.code).toBe(10006);
     expect(await t.server.store.guildMembers.isMember(guildId, player.userId)).toBe(false);
-    expect((await t.req('POST', `/invites/${fresh.body.code}`, as(player))).status).toBe(200);
+    expect((await t.req('POST', `/invites/${fresh.body.code}`, site(player))).status).toBe(200);
     // The bot's route refuses unknown users and non-members of the lobby.
     expect((await t.req('POST', `/lobbies/${lobbyId}/members/1234567890123456789/invites`, bot())).body.code).toBe(10013);
     expect((await t.req('POST', `/lobbies/${lobbyId}/members/${outsider.userId}/invites`, bot())).body.code).toBe(50001);
@@ -301,7 +303,7 @@ describe.each(databaseConfigs())('linked channels on $name', ({ config }) => {
     expect(await t.server.store.lobbies.get(lobbyId)).toBeDefined();
     const count = (await channelMessages().page(textId, { limit: 100 })).length;
     await t.req('POST', `/lobbies/${lobbyId}/messages`, { ...as(player), body: { content: 'after unlink' } });
-    await t.req('POST', `/channels/${textId}/messages`, { ...as(web), body: { content: 'web after unlink' } });
+    await t.req('POST', `/channels/${textId}/messages`, { ...site(web), body: { content: 'web after unlink' } });
     expect((await channelMessages().page(textId, { limit: 100 })).length).toBe(count + 1);
     expect((await lobbyHistory(player)).map((m) => m.content)).not.toContain('web after unlink');
     // Unlinked, the idle clock applies again; the second lobby may now link the channel.
