@@ -29,7 +29,7 @@ for (const { name, config } of databaseConfigs()) {
       const firstParty = await t.server.store.applications.firstParty();
       return {
         userId: g.userId,
-        game: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600),
+        game: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600),
         web: await t.server.store.tokens.issue(g.userId, firstParty.id, ['identify', 'guilds'], 3600),
       };
     }
@@ -38,11 +38,11 @@ for (const { name, config } of databaseConfigs()) {
     beforeAll(async () => {
       t = await startTestServer({ database: config(), rateLimits: false, dev: true });
       [owner, alice, carol] = [await user('Owner'), await user('Alice'), await user('Carol')];
-      const g = await t.req('POST', '/guilds', { token: owner.game, body: { name: 'Arcade' } });
-      const channels = (await t.req('GET', `/guilds/${g.body.id}/channels`, { token: owner.game })).body as any[];
+      const g = await t.req('POST', '/guilds', { token: owner.web, body: { name: 'Arcade' } });
+      const channels = (await t.req('GET', `/guilds/${g.body.id}/channels`, { token: owner.web })).body as any[];
       guild = { id: g.body.id, voice: channels.find((c) => c.type === 2).id, text: channels.find((c) => c.type === 0).id };
-      const inv = await t.req('POST', `/channels/${guild.text}/invites`, { token: owner.game, body: {} });
-      expect((await t.req('POST', `/invites/${inv.body.code}`, { token: alice.game })).status).toBe(200);
+      const inv = await t.req('POST', `/channels/${guild.text}/invites`, { token: owner.web, body: {} });
+      expect((await t.req('POST', `/invites/${inv.body.code}`, { token: alice.web })).status).toBe(200);
       await new ActivityService(t.server.store, new UrlPolicy(true)).updateSettings(t.app.id, { enabled: true, url_mappings: [{ prefix: '/', target: 'http://127.0.0.1:9' }], supported_platforms: ['web', 'ios'], orientation: 'landscape' });
     });
     afterAll(async () => {
@@ -145,7 +145,7 @@ for (const { name, config } of databaseConfigs()) {
       // Carol is not in the guild.
       expect((await launch(carol, guild.voice)).body.code).toBe(50001);
       // USE_EMBEDDED_ACTIVITIES denied on the channel for @everyone.
-      const denied = await t.req('PATCH', `/channels/${guild.text}`, { token: owner.game, body: { permission_overwrites: [{ id: guild.id, type: 0, deny: String(1n << 39n) }] } });
+      const denied = await t.req('PATCH', `/channels/${guild.text}`, { token: owner.web, body: { permission_overwrites: [{ id: guild.id, type: 0, deny: String(1n << 39n) }] } });
       expect(denied.status).toBe(200);
       expect((await launch(alice, guild.text)).body.code).toBe(50013);
       // Activities off: refused, and the proxy host is gone too.

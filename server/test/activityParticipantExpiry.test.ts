@@ -28,7 +28,7 @@ for (const { name, config } of databaseConfigs()) {
       const firstParty = await t.server.store.applications.firstParty();
       return {
         userId: g.userId,
-        game: await t.server.store.tokens.issue(g.userId, (await t.server.store.applications.firstParty()).id, ['identify', 'guilds'], 3600),
+        game: await t.server.store.tokens.issue(g.userId, t.app.id, ['identify', 'guilds'], 3600),
         web: await t.server.store.tokens.issue(g.userId, firstParty.id, ['identify', 'guilds'], 3600),
       };
     }
@@ -44,12 +44,12 @@ for (const { name, config } of databaseConfigs()) {
       // A short resume grace period: a dropped socket counts as gone after 300 ms.
       t = await startTestServer({ database: config(), rateLimits: false, dev: true, presenceGraceMs: 300 });
       [owner, alice] = [await user('Owner'), await user('Alice')];
-      const g = await t.req('POST', '/guilds', { token: owner.game, body: { name: 'Arcade' } });
-      const channels = (await t.req('GET', `/guilds/${g.body.id}/channels`, { token: owner.game })).body as any[];
+      const g = await t.req('POST', '/guilds', { token: owner.web, body: { name: 'Arcade' } });
+      const channels = (await t.req('GET', `/guilds/${g.body.id}/channels`, { token: owner.web })).body as any[];
       voice = channels.find((c) => c.type === 2).id;
       const text = channels.find((c) => c.type === 0).id;
-      const inv = await t.req('POST', `/channels/${text}/invites`, { token: owner.game, body: {} });
-      expect((await t.req('POST', `/invites/${inv.body.code}`, { token: alice.game })).status).toBe(200);
+      const inv = await t.req('POST', `/channels/${text}/invites`, { token: owner.web, body: {} });
+      expect((await t.req('POST', `/invites/${inv.body.code}`, { token: alice.web })).status).toBe(200);
       await new ActivityService(t.server.store, new UrlPolicy(true)).updateSettings(t.app.id, { enabled: true, url_mappings: [{ prefix: '/', target: 'http://127.0.0.1:9' }] });
     });
     afterAll(async () => {

@@ -108,14 +108,14 @@ describe('application profiles from external identities', () => {
     expect(malformed.body.code).toBe(10013);
   });
 
-  it('without the identify scope the user\'s own profile comes without the provider-issued ID', async () => {
+  it('without the identify scope neither the user nor their game profiles are read (50026)', async () => {
     const token = (await exchange(await oidc.idToken('prof-3'))).body.access_token as string;
     const userId = (await me(token)).id as string;
     const narrow = await t.server.store.tokens.issue(userId, t.app.id, ['lobbies.write'], 60);
-    const { provider_issued_user_id: _hidden, ...rest } = oidcProfile('prof-3');
-    expect((await me(narrow)).application_profiles).toEqual([rest]);
-    const own = await t.req('GET', `/users/${userId}/application-profiles`, { token: narrow });
-    expect(own.body).toEqual([rest]);
+    for (const path of ['/users/@me', `/users/${userId}/application-profiles`]) {
+      const r = await t.req('GET', path, { token: narrow });
+      expect([r.status, r.body.code], path).toEqual([403, 50026]);
+    }
   });
 
   it('each exchange refreshes the profile: the same identity through another ID-token type keeps its account and takes the new provider type', async () => {

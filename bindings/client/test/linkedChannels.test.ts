@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '@social-layer/server';
 import { guildServicesFor } from '../../../server/src/guilds/GuildServices.ts';
+import { KNOWN_SCOPES, tokenScopes } from '../../../server/src/oauth2/scopes.ts';
 import { AdditionalContentType, AuthorizationTokenType, ChannelType, ClientResultError, DisclosureTypes, type Client } from '../src/index.ts';
 import { befriend, connectPlayer, type Player, type SocialEnv } from './socialHelpers.ts';
 import { waitFor } from './helpers.ts';
@@ -22,6 +23,7 @@ let env: SocialEnv;
 let owner: Player; // full account: owns the guild, links the lobby from the game
 let guest: Player; // provisional player in the same lobby
 let webToken: string; // a web-app user in the guild (REST, as the web app does)
+let ownerSite: string; // the guild owner's web app session
 let webUserId: string;
 let guildId: string;
 let channelId: string;
@@ -40,10 +42,16 @@ async function api(method: string, path: string, auth: string, body?: unknown): 
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-async function fullAccount(login: string): Promise<{ userId: string; token: string }> {
+/** A signed-up person: `token` is the game's, `site` the web app's (what acts in the guild). */
+async function fullAccount(login: string): Promise<{ userId: string; token: string; site: string }> {
   const user = await server.accounts.signUp({ login, password: 'correct horse battery staple', displayName: login });
   if (user === 'taken') throw new Error('taken');
-  return { userId: user.id, token: await server.store.tokens.issue(user.id, env.app.id, SCOPES, 3600) };
+  const webApp = await server.store.applications.firstParty();
+  return {
+    userId: user.id,
+    token: await server.store.tokens.issue(user.id, env.app.id, SCOPES, 3600),
+    site: await server.store.tokens.issue(user.id, webApp.id, tokenScopes([...KNOWN_SCOPES]), 3600),
+  };
 }
 
 
@@ -59,19 +67,20 @@ beforeAll(async () => {
     close: async () => undefined,
   };
   const ownerAccount = await fullAccount('owner');
+  ownerSite = `Bearer ${ownerAccount.site}`;
   owner = await connectPlayer(env, { token: ownerAccount.token });
   owner.client.setAccountPageOpener((url) => {
     opened.push(url);
   });
   guest = await connectPlayer(env, { name: 'Guest' });
   const web = await fullAccount('webuser');
-  webToken = `Bearer ${web.token}`;
+  webToken = `Bearer ${web.site}`;
   webUserId = web.userId;
-  const created = await api('POST', '/guilds', `Bearer ${ownerAccount.token}`, { name: 'Guild of Linking' });
+  const created = await api('POST', '/guilds', `Bearer ${ownerAccount.site}`, { name: 'Guild of Linking' });
   expect(created.status).toBe(201);
   guildId = created.body.id;
   await guildServicesFor(server.store, undefined as never).members.join(guildId, webUserId);
-  const channels = (await api('GET', `/guilds/${guildId}/channels`, `Bearer ${ownerAccount.token}`)).body;
+  const channels = (await api('GET', `/guilds/${guildId}/channels`, `Bearer ${ownerAccount.site}`)).body;
   channelId = channels.find((c: any) => c.type === 0).id;
   voiceId = channels.find((c: any) => c.type === 2).id;
   const bot = `Bot ${env.app.botToken}`;
@@ -195,7 +204,7 @@ describe('linked channels with the client', () => {
         const full = await fullAccount('merged-guest');
         await server.store.database.db.transaction().execute((tx) => server.accounts.mergeIn(tx, env.app.id, 'DEVICE_ID', guest.deviceId, full.userId));
         fullUserId = full.userId;
-        fullToken = full.token;
+        fullToken = full.site;
         await guest.client.updateToken(AuthorizationTokenType.Bearer, full.token);
         guest.client.provisionalUserMergeCompleted(true);
       })();
@@ -210,7 +219,7 @@ describe('linked channels with the client', () => {
     expect((await api('GET', `/invites/${code}`, `Bearer ${fullToken}`)).body.code).toBe(10006);
 
     // One made 61 minutes ago (by the server's injected clock) no longer works.
-    await api('DELETE', `/guilds/${guildId}/members/${fullUserId}`, `Bearer ${owner.token}`);
+    await api('DELETE', `/guilds/${guildId}/members/${fullUserId}`, ownerSite);
     // The game reconnects as the merged account: no merge is asked for any more.
     await guest.client.disconnect();
     await guest.client.connect();
