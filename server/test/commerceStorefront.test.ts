@@ -68,7 +68,7 @@ describe('storefront routes', () => {
       const r = await t.req('GET', path, { token: stranger });
       expect([path, r.status, r.body.code]).toEqual([path, 403, 50001]);
       const bot = await t.req('GET', path, { token: t.app.botToken, bot: true });
-      expect([path, bot.status, bot.body.code]).toEqual([path, 403, 50013]);
+      expect([path, bot.status, bot.body.code]).toEqual([path, 403, 20001]);
       expect((await t.req('GET', path)).status).toBe(401);
     }
     // Another game's SKU reads as unknown, as in the checkout.

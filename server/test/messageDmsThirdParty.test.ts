@@ -76,7 +76,8 @@ describe.each(databaseConfigs())('third-party Bearer tokens and DMs on $name', (
       refused(await t.req('GET', `/channels/${ch}/messages`, { token: ada.third }));
       refused(await t.req('POST', `/channels/${ch}/messages`, { token: ada.third, body: { content: 'as Ada, by someone else' } }));
       refused(await t.req('POST', `/channels/${ch}/typing`, { token: ada.third }));
-      refused(await t.req('GET', `/channels/${ch}`, { token: ada.third }));
+      // A channel read is what the rpc scope grants (the desktop companion); this token lacks it.
+      expect((await t.req('GET', `/channels/${ch}`, { token: ada.third })).body.code).toBe(50026);
       refused(await t.req('PATCH', `/channels/${ch}`, { token: ada.third, body: { name: 'taken over' } }));
       refused(await t.req('DELETE', `/channels/${ch}`, { token: ada.third }));
     }
@@ -94,8 +95,10 @@ describe.each(databaseConfigs())('third-party Bearer tokens and DMs on $name', (
     refused(await t.req('DELETE', `/channels/${groupId}/recipients/@me`, { token: ada.third }));
     const members = (await t.server.store.database.db.selectFrom('group_dm_recipients').select('user_id').where('channel_id', '=', groupId).execute()).map((r) => r.user_id).sort();
     expect(members).toEqual([ada.userId, bo.userId].sort());
-    // Access tokens without gdm.join are refused as before (50035), with them the group is made.
-    expect((await t.req('POST', '/users/@me/channels', { token: ada.third, body: { access_tokens: [cy.third] } })).body.code).toBe(50035);
+    // The gdm.join form is the bot's (a game's user token does not reach the route at all); with
+    // the users' grants the group is made.
+    refused(await t.req('POST', '/users/@me/channels', { token: ada.third, body: { access_tokens: [cy.third] } }));
+    expect((await t.req('POST', '/users/@me/channels', { token: t.app.botToken, bot: true, body: { access_tokens: [cy.third] } })).body.code).toBe(50035);
     const grant = await t.server.store.tokens.issue(cy.userId, t.app.id, ['gdm.join'], 3600);
     expect((await t.req('POST', '/users/@me/channels', { token: t.app.botToken, bot: true, body: { access_tokens: [grant] } })).status).toBe(200);
   });

@@ -75,7 +75,8 @@ describe('OpenAPI document', () => {
     expect(body.required).toEqual(['secret']);
     expect(body.properties.secret).toMatchObject({ type: 'string', minLength: 1, maxLength: 250 });
     expect(body.properties.lobby_metadata['x-total-length']).toBe(1000);
-    expect(join.security).toEqual([{ bearer: [] }]);
+    // Who may call it comes from the route table: a game's token with the SDK scope, or the web app.
+    expect(join.security).toEqual([{ bearer: ['sdk.social_layer'] }, { session: [] }]);
     const history = doc.paths['/api/v10/lobbies/{id}/messages'].get;
     expect(history.parameters.find((p: any) => p.in === 'query' && p.name === 'limit').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 200 });
     const token = doc.paths['/api/v10/oauth2/token'].post;
