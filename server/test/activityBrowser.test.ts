@@ -160,7 +160,9 @@ describe('an activity in the web app (Chromium)', () => {
     await expect.poll(async () => (await results(fa)).currentUser, { timeout: 15_000 }).toBe(ada);
     expect((await results(fa)).layoutMode).toBe(0);
     const boGame = await RawGateway.open(t.server);
-    boGame.send({ op: 2, d: { token: boToken, intents: 1 | 128, properties: { os: 'linux', browser: 'test', device: 'test' } } });
+    // Bo in the game itself: the game's own token, not the web app's.
+    const boGameToken = await t.server.store.tokens.issue(bo, t.app.id, ['identify', 'guilds', 'relationships.read', 'relationships.write'], 3600);
+    boGame.send({ op: 2, d: { token: boGameToken, intents: 1 | 128, properties: { os: 'linux', browser: 'test', device: 'test' } } });
     await boGame.next((f) => f.t === 'READY');
     boGame.send({ op: 4, d: { guild_id: g.body.id, channel_id: voice, self_mute: true, self_deaf: false } });
     await expect.poll(async () => (await results(fa)).voiceStates, { timeout: 15_000 }).toEqual([{ user: bo, nick: 'Bo', self_mute: true }]);
