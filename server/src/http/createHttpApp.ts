@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Limits } from '@social-layer/protocol';
 import type { ServerContext } from '../ServerContext.ts';
 import { ApiError, Errors } from './ApiError.ts';
@@ -42,6 +42,15 @@ import { activityRoutes } from './routes/activities.ts';
 import { activityPortalRoutes } from './routes/activityPortal.ts';
 import { formErrorOf, registerOpenApi, validatorCompiler } from './schemas/index.ts';
 
+/**
+ * What the router refuses before any route or hook runs: a path parameter past its length (a
+ * 2,000-digit ID) or a URL that does not decode. Answered 404 in the documented body, as any path
+ * that names nothing, never fastify's own body with the URL echoed back.
+ */
+function frameworkErrors(_err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  void reply.code(404).type('application/json').send(Errors.notFound().body());
+}
+
 /** The HTTP API. Request lines are logged by method and route only, never URL or headers. */
 export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Buffer; cert: string | Buffer }): Promise<FastifyInstance> {
   // Fastify logs through our pino instance (one stream, one redaction), one debug line per request
@@ -50,7 +59,7 @@ export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Bu
   // With a certificate (--tls-cert/--tls-key, or development mode's self-signed one) the same
   // listener speaks HTTPS, so the Gateway and the voice gateway upgrade to wss on it too.
   const transport = tls ? { https: { ...serverOptions.http, key: tls.key, cert: tls.cert } } : {};
-  const app = Fastify({ loggerInstance: ctx.log as FastifyBaseLogger, childLoggerFactory: lazyRequestLoggerFactory, logController: new RequestLogController(), ...serverOptions, ...transport, bodyLimit: Limits.httpBodyMaxBytes, trustProxy: false }) as unknown as FastifyInstance;
+  const app = Fastify({ loggerInstance: ctx.log as FastifyBaseLogger, childLoggerFactory: lazyRequestLoggerFactory, logController: new RequestLogController(), ...serverOptions, ...transport, bodyLimit: Limits.httpBodyMaxBytes, trustProxy: false, frameworkErrors }) as unknown as FastifyInstance;
   // Before any route: every route gets a budget, keyed on the resolved principal (rateLimitHooks.ts).
   installRateLimits(app, ctx);
   // Then who may call each route (routeAccess.ts): kinds and scopes before the body is read.
@@ -124,7 +133,8 @@ export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Bu
       // A plugin's refusal of the request (@fastify/static under /docs/api refusing traversal or
       // `%00`): the caller's mistake, answered 404 and logged at debug (issue 9, fix 5).
       ctx.log.debug({ route: req.routeOptions.url, status: err.statusCode, code: err.code }, 'request refused');
-      apiError = err.statusCode === 405 ? Errors.methodNotAllowed() : Errors.notFound();
+      // Over a multipart limit (file size, file or part count) is the body being too large.
+      apiError = err.statusCode === 405 ? Errors.methodNotAllowed() : err.statusCode === 413 ? Errors.tooLarge() : Errors.notFound();
     } else {
       ctx.log.error({ err }, 'unhandled error');
       apiError = new ApiError(500, 0, '500: Internal Server Error');

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { Compile } from 'typebox/compile';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
-import { NoContent, OptionalBody } from '../schemas/index.ts';
+import { NoContent, OptionalBody, parseWith } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { authenticate } from '../auth.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
@@ -24,7 +23,6 @@ const InviteBody = Type.Object({
   // JSON form of the target-user list (the multipart upload is the CSV file target_users_file).
   target_user_ids: Type.Optional(Type.Array(Snowflake, { maxItems: 10_000 })),
 });
-const checkInviteBody = Compile(InviteBody);
 
 /** Reads a multipart invite request: `payload_json` (checked like the JSON body) and the CSV `target_users_file`. */
 async function readUpload(req: FastifyRequest): Promise<{ payload: Static<typeof InviteBody>; targetUsers: string[] | undefined }> {
@@ -48,8 +46,8 @@ async function readUpload(req: FastifyRequest): Promise<{ payload: Static<typeof
     }
   }
   if (truncated) throw GuildErrors.invalidForm(['target_users_file'], 'BASE_TYPE_MAX_LENGTH', `The file is larger than ${MAX_CSV_BYTES / 1024} KiB`);
-  if (!checkInviteBody.Check(payload)) throw GuildErrors.invalidForm(['payload_json'], 'BASE_TYPE_INVALID', 'payload_json does not match the invite fields');
-  return { payload, targetUsers: csv === undefined ? undefined : parseTargetUsersCsv(csv) };
+  // Checked as a JSON body is (the schema, and no __proto__, NUL or lone surrogate anywhere).
+  return { payload: parseWith(InviteBody, payload), targetUsers: csv === undefined ? undefined : parseTargetUsersCsv(csv) };
 }
 
 /**
