@@ -252,6 +252,18 @@ describe('server flows at debug', () => {
     expect(allowed.status).toBe(200);
   });
 
+  it('unmatched URLs are logged by shape: an interaction token in a v9 path or an unversioned one never appears', async () => {
+    const token64 = secret(randomBytes(32).toString('hex'));
+    const letters = secret('q'.repeat(40));
+    for (const path of [`/api/v9/webhooks/${t.app.id}/${token64}`, `/api/webhooks/${t.app.id}/${token64}/messages/@original`, `/webhooks/${letters}`, `/api/v10/nothing/${token64}?token=${token64}`]) {
+      const from = serverLog.length;
+      expect((await fetch(t.server.url + path)).status).toBe(404);
+      const lines = serverLog.slice(from).filter((l) => l.includes('"route"'));
+      expect(lines.length, path).toBeGreaterThan(0);
+      expect(lines.some((l) => l.includes('/webhooks/') || l.includes('/nothing/')), path).toBe(true);
+    }
+  });
+
   it('child application tokens, public and with the child secret, and a refused subject token', async () => {
     const s = await signedUp('log_olga');
     const parent = keep(await linkAccount(t, s, REDIRECT));

@@ -1,6 +1,6 @@
 import { type DestinationStream, type Logger as PinoLogger, pino } from 'pino';
 import PinoPretty from 'pino-pretty';
-import { CENSOR, REDACT_PATHS, redact, redactStrings, serializeError } from './redaction.ts';
+import { CENSOR, pathShape, REDACT_PATHS, redact, redactStrings, serializeError } from './redaction.ts';
 
 export { redact } from './redaction.ts';
 
@@ -51,9 +51,9 @@ function destination(sink: LogSink | undefined): DestinationStream {
 
 /**
  * Requests are logged by method and route pattern, never by URL: a query or a path can hold a
- * credential (`/activate?user_code=`, webhook tokens in paths). Unmatched requests show the path
- * without its query, masked.
+ * credential (`/activate?user_code=`, webhook tokens in paths). Unmatched requests show the path's
+ * shape (pathShape), without its query.
  */
 function serializeRequest(req: { method?: string; url?: string; routeOptions?: { url?: string } }): unknown {
-  return { method: req.method, route: req.routeOptions?.url ?? redact((req.url ?? '').split('?')[0]!) };
+  return { method: req.method, route: req.routeOptions?.url ?? pathShape((req.url ?? '').split('?')[0]!) };
 }

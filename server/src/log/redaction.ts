@@ -23,6 +23,19 @@ const SECRET_JSON = new RegExp(`("(?:${SECRET_ALTERNATION})"\\s*:\\s*)"(?:[^"\\\
 
 export const CENSOR = '[redacted]';
 
+/**
+ * The shape of a path no route matched, for its log line: words (letters, `@`, `.`, `-`, `_`, up to
+ * 32 characters) stay, IDs of up to 20 digits become `:id`, and every other segment `:segment`. By
+ * shape, not length: an interaction token is 64 characters and an unversioned or misspelt path
+ * can hold any credential.
+ */
+export function pathShape(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => (segment === '' || /^[A-Za-z@._-]{1,32}$/.test(segment) || /^v\d{1,2}$/.test(segment) ? segment : /^\d{1,20}$/.test(segment) ? ':id' : ':segment'))
+    .join('/');
+}
+
 /** Masks credentials in free text. */
 export function redact(text: string): string {
   let out = text;
