@@ -11,7 +11,7 @@ type U = { userId: string; token: string };
 let owner: U;
 let alice: U;
 let dataDir: string;
-const PNG = `data:image/png;base64,${Buffer.from('\x89PNG\r\n\x1a\nfake-image-bytes').toString('base64')}`;
+const PNG = `data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('fake-image-bytes')]).toString('base64')}`;
 
 async function user(name: string): Promise<U> {
   const g = await t.guest(name);
@@ -57,6 +57,9 @@ describe('guild emojis', () => {
     expect([badName.status, badName.body.code]).toEqual([400, 50035]);
     const notImage = await t.req('POST', `/guilds/${guild.id}/emojis`, { token: owner.token, body: { name: 'x_x', image: 'data:text/html;base64,PGI+' } });
     expect(notImage.status).toBe(400);
+    // Labelled a PNG, but the bytes are text: refused by what they are, not by the label.
+    const labelled = await t.req('POST', `/guilds/${guild.id}/emojis`, { token: owner.token, body: { name: 'x_y', image: `data:image/png;base64,${Buffer.from('<script>alert(1)</script>').toString('base64')}` } });
+    expect([labelled.status, labelled.body.errors?.image?._errors[0].code]).toEqual([400, 'IMAGE_INVALID']);
     expect((await t.req('DELETE', `/guilds/${guild.id}/emojis/${ownersEmoji.id}`, { token: owner.token })).status).toBe(204);
   });
 });

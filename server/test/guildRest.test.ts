@@ -195,6 +195,11 @@ describe('members, bans, prune', () => {
   it('modifies members (flags need their permission), Modify Current Member sets nick, banner, avatar, bio', async () => {
     const { guild, text } = await newGuild();
     await join(guild.id, text.id, alice);
+    const notPng = `data:image/png;base64,${Buffer.from('not an image').toString('base64')}`;
+    const fake = await t.req('PATCH', `/guilds/${guild.id}/members/@me`, { ...as(alice), body: { avatar: notPng } });
+    expect([fake.status, fake.body.errors?.avatar?._errors[0].code]).toEqual([400, 'IMAGE_INVALID']);
+    const fakeIcon = await t.req('PATCH', `/guilds/${guild.id}`, { ...as(owner), body: { icon: notPng } });
+    expect([fakeIcon.status, fakeIcon.body.errors?.icon?._errors[0].code]).toEqual([400, 'IMAGE_INVALID']);
     const me = await t.req('PATCH', `/guilds/${guild.id}/members/@me`, { ...as(alice), body: { nick: 'Ali', bio: 'hello there', banner: PNG, avatar: PNG } });
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ nick: 'Ali', bio: 'hello there', banner: expect.stringMatching(/^[0-9a-f]{32}$/), avatar: expect.stringMatching(/^[0-9a-f]{32}$/), user: { id: alice.userId } });

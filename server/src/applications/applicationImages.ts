@@ -10,6 +10,11 @@ const MAGIC: Record<string, (b: Buffer) => boolean> = {
   'image/webp': (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
 };
 
+/** Whether `bytes` begin as an image of `contentType` does (PNG, JPEG, GIF or WebP). */
+export function bytesAreImage(contentType: string, bytes: Buffer): boolean {
+  return MAGIC[contentType === 'image/jpg' ? 'image/jpeg' : contentType]?.(bytes) ?? false;
+}
+
 export type DecodedImage = { ok: true; hash: string; dataUri: string; contentType: string } | { ok: false; code: string; message: string };
 
 /**

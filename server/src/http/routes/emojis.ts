@@ -6,7 +6,7 @@ import { Errors } from '../ApiError.ts';
 import { authenticate, requireBot } from '../auth.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
 import { Described, DescribedList, GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller } from './guildRouteHelpers.ts';
-import { NoContent } from '../schemas/index.ts';
+import { ImageDataUri, NoContent } from '../schemas/index.ts';
 import { attachmentStoreFor } from '../../messages/attachmentStoreFor.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
@@ -16,7 +16,7 @@ const AppEmojiParams = Type.Object({ application_id: Type.String(), emoji_id: Ty
 /** Emoji names: 2-32 of letters, digits and underscores (the public rule). */
 const EmojiName = Type.String({ minLength: 2, maxLength: 32, pattern: '^[A-Za-z0-9_]+$' });
 /** A data URI of at most 256 KiB of image (a little more as base64). */
-const EmojiImage = Type.String({ maxLength: 360_000, pattern: '^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$' });
+const EmojiImage = ImageDataUri(360_000);
 
 /** Guild emojis, application emojis (bot token), and the images at the CDN path /emojis/{id}.{ext}. */
 export function emojiRoutes(app: FastifyInstance, ctx: ServerContext): void {

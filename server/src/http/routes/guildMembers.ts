@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { NoContent, OptionalBody } from '../schemas/index.ts';
+import { ImageDataUri, NoContent, OptionalBody } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
 import { Described, DescribedList, GUILD_READ, GUILD_WRITE, MEMBER_READ, Snowflake, guildCaller } from './guildRouteHelpers.ts';
@@ -10,7 +10,7 @@ const GuildParams = Type.Object({ guild_id: Type.String() });
 const MemberParams = Type.Object({ guild_id: Type.String(), user_id: Type.String() });
 const MemberRoleParams = Type.Object({ guild_id: Type.String(), user_id: Type.String(), role_id: Type.String() });
 /** An image as a data URI (the public upload form); we keep its hash. */
-const ImageData = Type.Union([Type.String({ maxLength: 60_000, pattern: '^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$' }), Type.Null()]);
+const ImageData = Type.Union([ImageDataUri(60_000), Type.Null()]);
 
 /** Members (get, list, search, modify, role add/remove, kick, Modify Current Member) and bans. */
 export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): void {

@@ -8,11 +8,11 @@ import { userConnections } from '../../guilds/connections.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
 import { GUILD_TAG_PATTERN } from '../../guilds/primaryGuild.ts';
 import { Described, DescribedList, GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller } from './guildRouteHelpers.ts';
-import { NoContent } from '../schemas/index.ts';
+import { ImageDataUri, NoContent } from '../schemas/index.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 /** An image as a data URI (the public upload form); the guild keeps its hash. */
-const ImageData = Type.Union([Type.String({ maxLength: 60_000, pattern: '^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$' }), Type.Null()]);
+const ImageData = Type.Union([ImageDataUri(60_000), Type.Null()]);
 
 /** Guilds: create (users only), get, modify, the caller's guilds, leave, prune. */
 export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {

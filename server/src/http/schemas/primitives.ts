@@ -52,6 +52,10 @@ export function Choice<const V extends number | string>(values: readonly V[], de
   return Type.Unsafe<V>({ type, enum: [...values], ...(description ? { description } : {}) } as never);
 }
 
+/** An image as a base64 data URI (PNG, JPEG, GIF or WebP) whose bytes are that image (`IMAGE_INVALID`). */
+export const ImageDataUri = (maxLength: number, description?: string) =>
+  Type.String({ maxLength, [K.imageData]: true, ...(description ? { description } : {}) });
+
 /** An absolute http(s) URL of `min`..`max` characters (`URL_TYPE_INVALID_URL`, `URL_TYPE_INVALID_SCHEME`). */
 export const HttpUrl = (min: number, max: number, description?: string) =>
   Type.String({ minLength: min, maxLength: max, [K.httpUrl]: true, ...(description ? { description } : {}) });

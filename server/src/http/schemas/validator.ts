@@ -3,6 +3,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { type FieldErrorTree, isSnowflake } from '@social-layer/protocol';
 import { ApiError, Errors } from '../ApiError.ts';
+import { bytesAreImage } from '../../applications/applicationImages.ts';
 
 /**
  * Request validation for every route: TypeBox schemas compiled by Ajv (JSON Schema 2020-12, the
@@ -35,6 +36,8 @@ const KEYWORDS = {
   error: 'x-error',
   /** On a path parameter: the 404 that a value which cannot be an ID answers (e.g. 10031). */
   notFound: 'x-not-found',
+  /** An image data URI whose bytes are the image type it names (IMAGE_INVALID otherwise). */
+  imageData: 'x-image-data',
 } as const;
 export { KEYWORDS as SchemaKeywords };
 
@@ -86,6 +89,17 @@ function createAjv(coerce: boolean): Ajv2020 {
       }
       if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return fail('URL_TYPE_INVALID_SCHEME', 'Scheme must be http or https.');
       return true;
+    },
+  });
+  ajv.addKeyword({
+    keyword: KEYWORDS.imageData,
+    type: 'string',
+    schemaType: 'boolean',
+    errors: true,
+    validate: function imageData(_on: boolean, data: string) {
+      const m = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/]+={0,2})$/.exec(data);
+      if (m && bytesAreImage(m[1]!, Buffer.from(m[2]!, 'base64'))) return true;
+      return report(imageData, KEYWORDS.imageData, { code: 'IMAGE_INVALID', message: 'Invalid image data: expected a base64 data URI of a PNG, JPEG, GIF or WebP image, whose bytes are that image.' });
     },
   });
   ajv.addKeyword({
