@@ -198,6 +198,11 @@ describe('members, bans, prune', () => {
     const notPng = `data:image/png;base64,${Buffer.from('not an image').toString('base64')}`;
     const fake = await t.req('PATCH', `/guilds/${guild.id}/members/@me`, { ...as(alice), body: { avatar: notPng } });
     expect([fake.status, fake.body.errors?.avatar?._errors[0].code]).toEqual([400, 'IMAGE_INVALID']);
+    // Names are stored trimmed: one of only spaces would be empty, so it is refused as that length.
+    for (const [method, path, body] of [['POST', '/guilds', { name: '   ' }], ['PATCH', `/guilds/${guild.id}`, { name: '  ' }], ['POST', `/guilds/${guild.id}/channels`, { name: ' ', type: 0 }], ['POST', `/guilds/${guild.id}/roles`, { name: '  ' }]] as const) {
+      const blank = await t.req(method, path, { ...as(owner), body });
+      expect([blank.status, blank.body.errors?.name?._errors[0].code], path).toEqual([400, 'BASE_TYPE_BAD_LENGTH']);
+    }
     const fakeIcon = await t.req('PATCH', `/guilds/${guild.id}`, { ...as(owner), body: { icon: notPng } });
     expect([fakeIcon.status, fakeIcon.body.errors?.icon?._errors[0].code]).toEqual([400, 'IMAGE_INVALID']);
     const me = await t.req('PATCH', `/guilds/${guild.id}/members/@me`, { ...as(alice), body: { nick: 'Ali', bio: 'hello there', banner: PNG, avatar: PNG } });

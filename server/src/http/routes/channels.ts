@@ -12,7 +12,7 @@ function privateWho(req: FastifyRequest): PrivateCaller {
   return { bot: p.kind === 'bot', applicationId: p.applicationId };
 }
 import { Described, DescribedList, GUILD_READ, GUILD_WRITE, PermissionString, Snowflake, guildCaller } from './guildRouteHelpers.ts';
-import { NoContent } from '../schemas/index.ts';
+import { Name, NoContent } from '../schemas/index.ts';
 import { setVoiceChannelStatus } from '../../voice/voiceChannelStatus.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
@@ -47,7 +47,7 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
   });
 
   r.post('/api/v10/guilds/:guild_id/channels', {
-    schema: { response: { 201: Described('Channel') }, params: GuildParams, body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), type: Type.Optional(ChannelTypeSchema), ...channelFields }) },
+    schema: { response: { 201: Described('Channel') }, params: GuildParams, body: Type.Object({ name: Name(1, 100), type: Type.Optional(ChannelTypeSchema), ...channelFields }) },
    
     config: { rateLimit: GUILD_WRITE },
   }, async (req, reply) => {
@@ -95,7 +95,7 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
   });
 
   r.patch('/api/v10/channels/:channel_id', {
-    schema: { response: { 200: Described('Channel') }, params: ChannelParams, body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), type: Type.Optional(ChannelTypeSchema), ...channelFields }) },
+    schema: { response: { 200: Described('Channel') }, params: ChannelParams, body: Type.Object({ name: Type.Optional(Name(1, 100)), type: Type.Optional(ChannelTypeSchema), ...channelFields }) },
    
     config: { rateLimit: GUILD_WRITE },
   }, async (req) => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { NoContent, OptionalBody } from '../schemas/index.ts';
+import { Name, NoContent, OptionalBody } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
 import { Described, DescribedList, GUILD_READ, GUILD_WRITE, PermissionString, Snowflake, guildCaller } from './guildRouteHelpers.ts';
@@ -10,7 +10,7 @@ const GuildParams = Type.Object({ guild_id: Type.String() });
 const RoleParams = Type.Object({ guild_id: Type.String(), role_id: Type.String() });
 const Color = Type.Integer({ minimum: 0, maximum: 0xffffff });
 const RoleBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  name: Type.Optional(Name(1, 100)),
   permissions: Type.Optional(PermissionString),
   color: Type.Optional(Color),
   colors: Type.Optional(Type.Object({ primary_color: Color, secondary_color: Type.Optional(Type.Union([Color, Type.Null()])), tertiary_color: Type.Optional(Type.Union([Color, Type.Null()])) })),

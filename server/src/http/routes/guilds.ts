@@ -8,7 +8,7 @@ import { userConnections } from '../../guilds/connections.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
 import { GUILD_TAG_PATTERN } from '../../guilds/primaryGuild.ts';
 import { Described, DescribedList, GUILD_READ, GUILD_WRITE, GuildErrors, Snowflake, guildCaller } from './guildRouteHelpers.ts';
-import { ImageDataUri, NoContent } from '../schemas/index.ts';
+import { ImageDataUri, Name, NoContent } from '../schemas/index.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 /** An image as a data URI (the public upload form); the guild keeps its hash. */
@@ -21,7 +21,7 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   // POST /guilds is removed for apps (spec, restricted since 2025-07-15): bots get 20001.
   r.post('/api/v10/guilds', {
-    schema: { response: { 201: Described('Guild') }, body: Type.Object({ name: Type.String({ minLength: 2, maxLength: 100 }), icon: Type.Optional(ImageData) }) },
+    schema: { response: { 201: Described('Guild') }, body: Type.Object({ name: Name(2, 100), icon: Type.Optional(ImageData) }) },
    
     config: { rateLimit: { bucket: 'guilds.create', limit: 10, windowMs: 60_000 } },
   }, async (req, reply) => {
@@ -46,7 +46,7 @@ export function guildRoutes(app: FastifyInstance, ctx: ServerContext): void {
     schema: { response: { 200: Described('Guild') },
       params: GuildParams,
       body: Type.Object({
-        name: Type.Optional(Type.String({ minLength: 2, maxLength: 100 })),
+        name: Type.Optional(Name(2, 100)),
         icon: Type.Optional(ImageData),
         banner: Type.Optional(ImageData),
         description: Type.Optional(Type.Union([Type.String({ maxLength: 300 }), Type.Null()])),

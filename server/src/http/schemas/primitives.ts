@@ -52,6 +52,13 @@ export function Choice<const V extends number | string>(values: readonly V[], de
   return Type.Unsafe<V>({ type, enum: [...values], ...(description ? { description } : {}) } as never);
 }
 
+/**
+ * A name of `min`..`max` characters with something besides spaces in it: names are stored trimmed,
+ * so one of only spaces would be stored empty. Refused as the length it has once trimmed.
+ */
+export const Name = (min: number, max: number) =>
+  Type.String({ minLength: min, maxLength: max, pattern: '\\S', [K.error]: { code: 'BASE_TYPE_BAD_LENGTH', message: `Must be between ${min} and ${max} in length.` } });
+
 /** An image as a base64 data URI (PNG, JPEG, GIF or WebP) whose bytes are that image (`IMAGE_INVALID`). */
 export const ImageDataUri = (maxLength: number, description?: string) =>
   Type.String({ maxLength, [K.imageData]: true, ...(description ? { description } : {}) });
