@@ -62,6 +62,54 @@ for (const { name: dbName, config } of databaseConfigs()) {
       cleanupTempDirs();
     });
 
+    describe('the message rules of Create Message, on every interaction path', () => {
+      const field = (i: number) => ({ name: `f${i}`, value: 'v' });
+      const bad: [string, unknown, (string | number)[], string][] = [
+        ['26 embed fields', [{ fields: Array.from({ length: 26 }, (_, i) => field(i)) }], ['embeds', 0, 'fields'], 'BASE_TYPE_BAD_LENGTH'],
+        ['a 257-character title', [{ title: 't'.repeat(257) }], ['embeds', 0, 'title'], 'BASE_TYPE_BAD_LENGTH'],
+        ['6,001 characters in all', [{ description: 'd'.repeat(4096) }, { description: 'd'.repeat(1905) }], ['embeds'], 'MAX_EMBED_SIZE_EXCEEDED'],
+        ['an embed that is a string', ['not an embed'], ['embeds', 0], 'MODEL_TYPE_CONVERT'],
+        ['fields that are a string', [{ fields: 'x' }], ['embeds', 0, 'fields'], 'BASE_TYPE_ARRAY'],
+      ];
+      const codeAt = (r: { body: any }, path: (string | number)[]) => at(r.body.errors, path) ?? JSON.stringify(r.body.errors);
+
+      for (const [name, embeds, path, code] of bad) {
+        it(`refuses ${name} in a response, a follow-up and an @original edit`, async () => {
+          const i = await invoke(bot, cmd);
+          const response = await callback(i, { type: 4, data: { content: 'x', embeds } });
+          expect([response.status, response.body.code]).toEqual([400, 50035]);
+          expect(codeAt(response, ['data', ...path])).toBe(code);
+          expect((await t.server.interactions.repo.interaction(i.id))!.state).toBe('pending');
+          expect((await callback(i, { type: 4, data: { content: 'fine' } })).status).toBe(204);
+          const hook = `${t.api}/webhooks/${t.app.id}/${i.token}`;
+          const send = async (url: string, method: string) => {
+            const res = await fetch(url, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'y', embeds }) });
+            return { status: res.status, body: JSON.parse(await res.text()) };
+          };
+          const followUp = await send(hook, 'POST');
+          expect([followUp.status, codeAt(followUp, path)]).toEqual([400, code]);
+          const edit = await send(`${hook}/messages/@original`, 'PATCH');
+          expect([edit.status, codeAt(edit, path)]).toEqual([400, code]);
+          expect((await (await fetch(`${hook}/messages/@original`)).json() as { content: string }).content).toBe('fine');
+        });
+      }
+
+      it('data nested 5,000 deep is refused, not a 500', async () => {
+        const i = await invoke(bot, cmd);
+        // Written out as text: JSON.stringify itself gives up long before 5,000 levels.
+        const deep = `${'{"a":'.repeat(5000)}"end"${'}'.repeat(5000)}`;
+        const raw = async (data: string) => {
+          const res = await fetch(`${t.api}/interactions/${i.id}/${i.token}/callback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"type":4,"data":${data}}` });
+          return { status: res.status, body: JSON.parse(await res.text()) };
+        };
+        const components = await raw(`{"content":"x","components":[${deep}]}`);
+        expect([components.status, components.body.code]).toEqual([400, 50035]);
+        const embeds = await raw(`{"content":"x","embeds":[{"title":"t","fields":[${deep}]}]}`);
+        expect([embeds.status, embeds.body.code]).toEqual([400, 50035]);
+        expect((await t.server.interactions.repo.interaction(i.id))!.state).toBe('pending');
+      });
+    });
+
     describe('modal component rules', () => {
       const cases: [string, unknown, (string | number)[], string][] = [
         ['label on a Text Input inside a Label', modal(label(text({ label: 'no' }))), ['data', 'components', 0, 'component', 'label'], 'COMPONENT_LABEL_NOT_ALLOWED'],

@@ -7,6 +7,7 @@ import { guildServicesFor } from '../guilds/GuildServices.ts';
 import { privateChannelsFor } from '../messages/privateChannels.ts';
 import { memberWire, userWire } from '../guilds/guildWire.ts';
 import { checkComponents } from '../messages/components.ts';
+import { checkEmbedsAt } from '../messages/embeds.ts';
 import { messageWire } from '../messages/messageWire.ts';
 import { type ChannelMessageRepo, type ChannelMessagesTable, channelMessageRepo } from '../storage/ChannelMessageRepo.ts';
 import type { InteractionRepo } from '../storage/InteractionRepo.ts';
@@ -25,7 +26,6 @@ import { channelMessageChanged } from '../messages/channelMessageHooks.ts';
 
 /** Flags a response or follow-up may carry. */
 const MESSAGE_FLAGS = MessageFlag.SuppressEmbeds | MessageFlag.Ephemeral | MessageFlag.SuppressNotifications | MessageFlag.IsComponentsV2;
-const EMBED_TOTAL_CHARS = 6000;
 
 /** A response message checked and ready to write. */
 export interface PreparedMessage {
@@ -60,9 +60,8 @@ export function prepareMessage(body: unknown, opts: { prefix: (string | number)[
   const given = new Set(Object.keys(b).filter((k) => b[k] !== undefined));
   const content = b.content ?? '';
   if (typeof content !== 'string' || content.length > 2000) errs.add([...p, 'content'], 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
-  const embeds = (b.embeds ?? []) as APIEmbed[];
-  if (!Array.isArray(embeds) || embeds.length > 10) errs.add([...p, 'embeds'], 'BASE_TYPE_MAX_LENGTH', 'Must be 10 or fewer in length.');
-  else if (JSON.stringify(embeds).length > 4 * EMBED_TOTAL_CHARS * 10) errs.add([...p, 'embeds'], 'BASE_TYPE_MAX_LENGTH', 'Embeds are too large.');
+  // Create Message's embed rules, word for word (messages/embeds.ts).
+  const embeds = b.embeds === undefined || b.embeds === null ? [] : checkEmbedsAt(p, b.embeds);
   const flags = b.flags ?? 0;
   if (typeof flags !== 'number' || !Number.isInteger(flags) || (flags & ~MESSAGE_FLAGS) !== 0) errs.add([...p, 'flags'], 'MESSAGE_FLAGS_INVALID', 'Invalid message flags.');
   const components = (b.components ?? []) as unknown[];

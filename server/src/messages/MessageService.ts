@@ -17,6 +17,7 @@ import { ATTACHMENT_IS_SPOILER, MAX_ATTACHMENT_BYTES, UrlSigner, attachmentPath,
 import { attachmentStoreFor } from './attachmentStoreFor.ts';
 import { join } from 'node:path';
 import { ApiError } from '../http/ApiError.ts';
+import { checkEmbedTotal } from './embeds.ts';
 import { searchServiceFor } from './search/SearchService.ts';
 import { autoModFor } from '../moderation/AutoModService.ts';
 import { AuditAction, auditLogFor } from '../moderation/AuditLog.ts';
@@ -97,7 +98,6 @@ function settableFlags(flags: number): boolean {
 export const NONCE_WINDOW_MS = 5 * 60_000;
 const BULK_DELETE_MAX_AGE_MS = 14 * 24 * 3600_000;
 const MAX_PINS = 250;
-const EMBED_TOTAL_CHARS = 6000;
 
 /** Thrown inside the create transaction to roll it back when an earlier message holds the nonce. */
 class NonceTaken {
@@ -233,7 +233,7 @@ export class MessageService {
       };
     });
     if (body.enforce_nonce && body.nonce === undefined) throw E.invalidForm(['nonce'], 'BASE_TYPE_REQUIRED', 'This field is required when enforce_nonce is true.');
-    checkEmbeds(embeds);
+    checkEmbedTotal(embeds);
     const flags = body.flags ?? 0;
     if (!settableFlags(flags)) throw E.invalidForm(['flags'], 'MESSAGE_FLAGS_INVALID', 'Invalid message flags.');
     await this.checkComponents(caller, components, flags, content, embeds);
@@ -438,7 +438,7 @@ export class MessageService {
     const set: Parameters<ChannelMessageRepo['update']>[2] = {};
     if (body.content !== undefined) set.content = body.content ?? '';
     if (body.embeds !== undefined) {
-      checkEmbeds(body.embeds ?? []);
+      checkEmbedTotal(body.embeds ?? []);
       set.embeds = JSON.stringify(body.embeds ?? []);
     }
     const flags = body.flags === undefined || body.flags === null ? row.flags : body.flags;
@@ -695,16 +695,6 @@ function emojiWire(e: { id: string | null; name: string; animated: boolean }): {
 function stripUser<T extends { user?: unknown }>(m: T): Omit<T, 'user'> {
   const { user: _u, ...rest } = m;
   return rest;
-}
-
-/** The public total: title, description, field names and values, footer text and author name of all embeds, 6,000 at most. */
-function checkEmbeds(embeds: APIEmbed[]): void {
-  let total = 0;
-  for (const e of embeds) {
-    total += (e.title?.length ?? 0) + (e.description?.length ?? 0) + (e.footer?.text.length ?? 0) + (e.author?.name.length ?? 0);
-    for (const f of e.fields ?? []) total += f.name.length + f.value.length;
-  }
-  if (total > EMBED_TOTAL_CHARS) throw E.invalidForm(['embeds'], 'MAX_EMBED_SIZE_EXCEEDED', `Embed size exceeds maximum size of ${EMBED_TOTAL_CHARS}`);
 }
 
 const byStore = new WeakMap<Store, MessageService>();

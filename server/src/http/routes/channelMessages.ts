@@ -8,6 +8,7 @@ import { authenticate } from '../auth.ts';
 import { messageServiceFor, type MessageCaller, type UploadedFile } from '../../messages/MessageService.ts';
 import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from '../../messages/attachments.ts';
 import { readMultipartBody } from '../multipartBody.ts';
+import { Embed } from '../../messages/embeds.ts';
 import { Snowflake } from './guildRouteHelpers.ts';
 import { pollRoutes } from './pollRoutes.ts';
 import { BEARER_OR_BOT, NoContent, OptionalBody, Wire, parseWith } from '../schemas/index.ts';
@@ -21,22 +22,6 @@ const UserReactionParams = Type.Object({ channel_id: Type.String(), message_id: 
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
-const EmbedField = Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }), value: Type.String({ minLength: 1, maxLength: 1024 }), inline: Type.Optional(Type.Boolean()) });
-const EmbedMedia = Type.Object({ url: Type.String({ maxLength: 2048 }) });
-/** The public embed limits: 25 fields, title 256, description 4,096, footer 2,048, author 256 (the 6,000 total is the service's). */
-const Embed = Type.Object({
-  title: Type.Optional(Type.String({ maxLength: 256 })),
-  type: Type.Optional(Type.String({ maxLength: 32 })),
-  description: Type.Optional(Type.String({ maxLength: 4096 })),
-  url: Type.Optional(Type.String({ maxLength: 2048 })),
-  timestamp: Type.Optional(Type.String({ maxLength: 64 })),
-  color: Type.Optional(Type.Integer({ minimum: 0, maximum: 0xffffff })),
-  footer: Type.Optional(Type.Object({ text: Type.String({ maxLength: 2048 }), icon_url: Type.Optional(Type.String({ maxLength: 2048 })) })),
-  image: Type.Optional(EmbedMedia),
-  thumbnail: Type.Optional(EmbedMedia),
-  author: Type.Optional(Type.Object({ name: Type.String({ maxLength: 256 }), url: Type.Optional(Type.String({ maxLength: 2048 })), icon_url: Type.Optional(Type.String({ maxLength: 2048 })) })),
-  fields: Type.Optional(Type.Array(EmbedField, { maxItems: 25 })),
-});
 const AllowedMentions = Type.Object({
   parse: Type.Optional(Type.Array(Type.Union([Type.Literal('users'), Type.Literal('roles'), Type.Literal('everyone')]), { maxItems: 3 })),
   users: Type.Optional(Type.Array(Snowflake, { maxItems: 100 })),
