@@ -2,6 +2,7 @@
 // body (`{code, message}`), never a 5xx, never a framework's own body or the URL echoed back, and
 // must leave nothing written. (The route-by-credential walk is routeAccess.test; NUL characters,
 // nonces and flags have their own files.)
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, startTestServer, type TestServer, webToken } from './harness.ts';
 
@@ -48,6 +49,40 @@ describe('the credential attack run\'s inputs', () => {
     const r = await raw('POST', `/channels/${textId}/messages`, { token: web, body: many });
     expect([r.status, JSON.parse(r.text)]).toEqual([413, { code: 40005, message: 'Request entity too large' }]);
     expect((await t.req('GET', `/channels/${textId}/messages`, { token: web })).body.length).toBe(before);
+  });
+
+  it('a non-member\'s uploads are refused before they are read: four of 10 x 10 MiB grow the process by under 50 MiB', async () => {
+    const stranger = await webToken(t, (await t.guest('stranger')).userId);
+    const MiB = 1024 * 1024;
+    const chunk = Buffer.alloc(MiB, 7);
+    // A multipart body written as it goes (never held whole on this side either).
+    const upload = () => new Promise<number>((resolve) => {
+      const boundary = 'attackboundary';
+      const url = new URL(`${t.api}/channels/${textId}/messages`);
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${stranger}`, 'content-type': `multipart/form-data; boundary=${boundary}` } });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', () => undefined);
+      void (async () => {
+        const write = (b: Buffer | string) => new Promise<void>((done) => (req.destroyed ? done() : req.write(b, () => done())));
+        await write(`--${boundary}\r\ncontent-disposition: form-data; name="payload_json"\r\n\r\n{"content":"big"}\r\n`);
+        for (let f = 0; f < 10 && !req.destroyed; f++) {
+          await write(`--${boundary}\r\ncontent-disposition: form-data; name="files[${f}]"; filename="f${f}.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`);
+          for (let m = 0; m < 10 && !req.destroyed; m++) await write(chunk);
+          await write('\r\n');
+        }
+        if (!req.destroyed) req.end(`--${boundary}--\r\n`);
+      })();
+    });
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+    const statuses = await Promise.all([upload(), upload(), upload(), upload()]);
+    clearInterval(sampler);
+    expect(statuses).toEqual([403, 403, 403, 403]);
+    expect((peak - before) / MiB).toBeLessThan(50);
   });
 
   it('__proto__ inside a multipart payload_json is refused on every multipart route', async () => {

@@ -194,6 +194,18 @@ export class MessageService {
 
   // ---- create --------------------------------------------------------------------------------
 
+  /**
+   * Whether the caller may post files in the channel at all: checked before a multipart body is
+   * read, so someone who cannot post there never has their uploads buffered. create() checks it
+   * all again with the body.
+   */
+  async mayUpload(caller: MessageCaller, channelId: string): Promise<void> {
+    const { channel, perms } = await this.access(caller, channelId, { send: true });
+    if (!TEXT_CHANNEL_TYPES.has(channel.type)) throw E.notText();
+    if (!has(perms, Permission.SendMessages)) throw this.privates.of(channel) ? new ApiError(403, 50007, 'Cannot send messages to this user') : E.missingPermissions();
+    if (!has(perms, Permission.AttachFiles)) throw E.missingPermissions();
+  }
+
   async create(caller: MessageCaller, channelId: string, body: CreateMessageBody, uploads: UploadedFile[] = []): Promise<APIMessage> {
     const { view, channel, perms } = await this.access(caller, channelId, { send: true });
     if (!TEXT_CHANNEL_TYPES.has(channel.type)) throw E.notText();

@@ -170,6 +170,7 @@ export function channelMessageRoutes(app: FastifyInstance, ctx: ServerContext): 
       config: { rateLimit: MESSAGE_WRITE },
     }, async (req) => {
       const caller = await messageCaller(req, ctx);
+      if (req.isMultipart()) await s.mayUpload(caller, req.params.channel_id);
       const upload = req.isMultipart() ? await readUpload(req) : undefined;
       const { embed, ...body } = upload ? upload.payload : (req.body ?? {});
       // `embed` (singular) is the deprecated form of `embeds`.
