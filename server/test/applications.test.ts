@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
+import { guildServicesFor } from '../src/guilds/GuildServices.ts';
 
 // A 1x1 PNG, and bytes that claim to be one.
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -43,6 +44,21 @@ describe('GET /applications/@me', () => {
       social_sdk: { enabled: false, approval: 'approved' },
     });
     expect(r.body.bot).toMatchObject({ bot: true, global_name: 'Test Game' });
+  });
+
+  it('counts the guilds its bot is in and the users who authorized it (approximate_guild_count, approximate_user_install_count)', async () => {
+    const counts = async () => {
+      const r = (await t.req('GET', '/applications/@me', { token: t.app.botToken, bot: true })).body;
+      return [r.approximate_guild_count, r.approximate_user_install_count];
+    };
+    const [guilds, installs] = await counts();
+    const owner = await t.guest('counter');
+    const services = guildServicesFor(t.server.store, undefined as never);
+    const guild = await services.guilds.createGuild(owner.userId, { name: 'Counted' });
+    await services.installBot(guild.id, t.app.id, 0n);
+    const db = t.server.store.database.db;
+    await t.server.store.oauth.grant(db, t.app.id, owner.userId, ['identify']);
+    expect(await counts()).toEqual([guilds! + 1, installs! + 1]);
   });
 
   it('refuses user tokens (403 50001) and bad credentials (401)', async () => {

@@ -55,6 +55,8 @@ export interface ApplicationPatch extends WebhookPatch {
 /** The application in the public APIApplication shape, with our few extensions (documented in the README). */
 export interface ApplicationWire {
   id: string;
+  approximate_guild_count: number;
+  approximate_user_install_count: number;
   name: string;
   icon: string | null;
   description: string;
@@ -246,9 +248,11 @@ export class ApplicationService {
   }
 
   async toWire(app: ApplicationsTable): Promise<ApplicationWire> {
-    const [redirectUris, users] = await Promise.all([
+    const [redirectUris, users, guildCount, userInstallCount] = await Promise.all([
       this.store.oauth.redirectUris(app.id),
       this.store.users.getMany([app.bot_user_id, ...(app.owner_id ? [app.owner_id] : [])]),
+      this.store.guildMembers.guildCountOf(app.bot_user_id),
+      this.store.oauth.authorizationCount(app.id),
     ]);
     const bot = users.get(app.bot_user_id);
     const owner = app.owner_id ? users.get(app.owner_id) : undefined;
@@ -271,6 +275,9 @@ export class ApplicationService {
       ...(app.tags ? { tags: JSON.parse(app.tags) as string[] } : {}),
       ...(app.integration_types_config ? { integration_types_config: JSON.parse(app.integration_types_config) as IntegrationTypesConfig } : {}),
       public_client: app.public_client === 1,
+      // Counted when asked: exact here, "approximate" in the public contract (a cache may lag).
+      approximate_guild_count: guildCount,
+      approximate_user_install_count: userInstallCount,
       social_sdk: { enabled: app.social_sdk === 1, approval: (app.approval ?? 'approved') as ApprovalState },
       channel_obfuscation: app.channel_obfuscation === 1,
       ...(this.webhooks ? await this.webhooks.wire(app.id) : {}),

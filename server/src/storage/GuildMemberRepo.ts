@@ -93,6 +93,12 @@ export class GuildMemberRepo {
     return members.map((m) => ({ member: m, roles: byUser.get(m.user_id) ?? [] }));
   }
 
+  /** How many guilds `userId` is a member of (for a bot user: the guilds its application is in). */
+  async guildCountOf(userId: string): Promise<number> {
+    const r = await this.db.selectFrom('guild_members').select((eb) => eb.fn.countAll<string | number>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
   async count(guildId: string, db: Db = this.db): Promise<number> {
     const r = await db.selectFrom('guild_members').select((eb) => eb.fn.countAll<string | number>().as('n')).where('guild_id', '=', guildId).executeTakeFirstOrThrow();
     return Number(r.n);

@@ -69,6 +69,12 @@ export class OAuthRepo {
     return Number(r.numDeletedRows) > 0;
   }
 
+  /** How many users have authorized the application (its approximate user install count). */
+  async authorizationCount(applicationId: string): Promise<number> {
+    const r = await this.db.selectFrom('oauth_authorizations').select((eb) => eb.fn.countAll<string | number>().as('n')).where('application_id', '=', applicationId).executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
   /** The applications a user has authorized, newest first (the account page's connected games). */
   async authorizationsOf(userId: string): Promise<(OAuthAuthorizationsTable & { name: string })[]> {
     return this.db

@@ -31,6 +31,8 @@ const IntegrationTypesConfig = Type.Record(Type.String({ pattern: '^[0-9]+$' }),
 export const ApplicationSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
+  approximate_guild_count: Type.Integer({ minimum: 0 }),
+  approximate_user_install_count: Type.Integer({ minimum: 0 }),
   icon: Type.Union([Type.String(), Type.Null()]),
   description: Type.String(),
   summary: Type.Literal(''),
