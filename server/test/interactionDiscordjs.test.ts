@@ -295,7 +295,7 @@ describe('discord.js bot with slash, user and message commands', () => {
     expect(quoted.d.type).toBe(23);
   });
 
-  it('LAUNCH_ACTIVITY is accepted and recorded for a command, refused for autocomplete; PREMIUM_REQUIRED is refused', async () => {
+  it('LAUNCH_ACTIVITY is accepted and recorded for a command, refused for autocomplete; PREMIUM_REQUIRED still works, marked deprecated', async () => {
     let token = '';
     const got = nextInteraction((i) => {
       token = (i as unknown as { token: string }).token;
@@ -303,14 +303,25 @@ describe('discord.js bot with slash, user and message commands', () => {
     const r = await invoke({ type: 2, data: { id: commands.launch, name: 'launch', type: 1 } });
     await got;
     const cb = (body: unknown, id = r.body.id, tok = token) => fetch(`${t.api}/interactions/${id}/${tok}/callback?with_response=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const premium = await cb({ type: 10 });
-    expect(premium.status).toBe(400);
-    expect((await premium.json()).errors.type._errors[0].code).toBe('INTERACTION_RESPONSE_TYPE_DEPRECATED');
     const launched = await cb({ type: 12 });
     expect(launched.status).toBe(200);
     expect((await launched.json()).resource.type).toBe(12);
     const row = await t.server.interactions.repo.interaction(r.body.id);
     expect(row).toMatchObject({ state: 'responded', response_type: 12 });
+
+    // PREMIUM_REQUIRED (10): deprecated in favour of a premium button, and so still answered,
+    // with a Deprecation header.
+    let premiumToken = '';
+    const gotPremium = nextInteraction((i) => {
+      premiumToken = (i as unknown as { token: string }).token;
+    });
+    const p = await invoke({ type: 2, data: { id: commands.launch, name: 'launch', type: 1 } });
+    await gotPremium;
+    const premium = await cb({ type: 10 }, p.body.id, premiumToken);
+    expect(premium.status).toBe(200);
+    expect(premium.headers.get('deprecation')).toBe('true');
+    expect((await premium.json()).resource.type).toBe(10);
+    expect(await t.server.interactions.repo.interaction(p.body.id)).toMatchObject({ state: 'responded', response_type: 10 });
 
     let acToken = '';
     const ac = nextInteraction(async (i) => {

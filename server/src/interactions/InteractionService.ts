@@ -663,9 +663,8 @@ export class InteractionService {
     const b = isObj(body) ? body : {};
     const type = b.type;
     if (typeof type !== 'number' || !Number.isInteger(type)) throw E.invalidForm(['type'], 'BASE_TYPE_REQUIRED', 'This field is required');
-    if (type === CallbackType.PremiumRequired) throw E.invalidForm(['type'], 'INTERACTION_RESPONSE_TYPE_DEPRECATED', 'PREMIUM_REQUIRED (10) is deprecated: answer with a premium button (style 6).');
     const allowed = ALLOWED_CALLBACKS[type];
-    if (!allowed) throw E.invalidForm(['type'], 'BASE_TYPE_CHOICES', 'Value must be one of (1, 4, 5, 6, 7, 8, 9, 12).');
+    if (!allowed) throw E.invalidForm(['type'], 'BASE_TYPE_CHOICES', 'Value must be one of (1, 4, 5, 6, 7, 8, 9, 10, 12).');
     if (!allowed.includes(row.type)) throw E.invalidForm(['type'], 'INTERACTION_RESPONSE_TYPE_INVALID', `Callback type ${type} cannot answer an interaction of type ${row.type}.`);
     if (row.state === 'failed' || Date.now() - Number(row.created_at) > this.deadlineMs) throw E.unknownInteraction();
     if (row.state === 'responded') throw E.alreadyAcknowledged();
@@ -737,6 +736,7 @@ export class InteractionService {
     if (type === CallbackType.AutocompleteResult) this.toUser(row, 'APPLICATION_COMMAND_AUTOCOMPLETE_RESPONSE', { id: row.id, nonce: row.nonce, choices });
     if (type === CallbackType.Modal) this.toUser(row, 'INTERACTION_MODAL_CREATE', { id: row.id, nonce: row.nonce, channel_id: row.channel_id, application: { id: app.id, name: app.name }, ...(data as Obj) });
     if (type === CallbackType.LaunchActivity) this.toUser(row, 'INTERACTION_LAUNCH_ACTIVITY', { id: row.id, nonce: row.nonce, application_id: app.id, channel_id: row.channel_id });
+    if (type === CallbackType.PremiumRequired) this.toUser(row, 'INTERACTION_PREMIUM_REQUIRED', { id: row.id, nonce: row.nonce, application_id: app.id, channel_id: row.channel_id });
     this.toUser(row, 'INTERACTION_SUCCESS', { id: row.id, nonce: row.nonce });
     if (!withResponse) return undefined;
     return {

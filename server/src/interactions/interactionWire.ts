@@ -17,6 +17,9 @@ export const ALLOWED_CALLBACKS: Record<number, readonly number[]> = {
   [CallbackType.AutocompleteResult]: [InteractionType.Autocomplete],
   [CallbackType.Modal]: [InteractionType.ApplicationCommand, InteractionType.MessageComponent],
   [CallbackType.LaunchActivity]: [InteractionType.ApplicationCommand, InteractionType.MessageComponent, InteractionType.ModalSubmit],
+  // Deprecated (a premium button, style 6, replaces it), and so still answered: the user is shown
+  // the app's premium offer. The response carries a Deprecation header.
+  [CallbackType.PremiumRequired]: [InteractionType.ApplicationCommand, InteractionType.MessageComponent, InteractionType.ModalSubmit],
 };
 
 /** Message types of interaction responses: CHAT_INPUT_COMMAND 20, CONTEXT_MENU_COMMAND 23, DEFAULT 0. */

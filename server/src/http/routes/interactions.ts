@@ -6,6 +6,7 @@ import type { Upload } from '../../interactions/InteractionMessages.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { ApiError } from '../ApiError.ts';
 import { authenticate } from '../auth.ts';
+import { CallbackType } from '../../interactions/interactionWire.ts';
 import { BEARER, NoContent, OptionalBody, QueryBool, Type, type TypeBoxTypeProvider, isTrue, parseWith } from '../schemas/index.ts';
 import type { InteractionService, Invoker } from '../../interactions/InteractionService.ts';
 import { applicationCommandRoutes } from './applicationCommands.ts';
@@ -91,6 +92,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: ServerContext): voi
     m.post('/api/v10/interactions/:interactionId/:token/callback', {
       schema: {
         summary: 'Create Interaction Response',
+        description: 'Callback types 1, 4 to 9 and 12. Type 10 (PREMIUM_REQUIRED) is **deprecated**: it still works, answered with a `Deprecation: true` header; answer with a premium button (style 6) instead.',
         tags: TAGS,
         params: Type.Object({ interactionId: Type.String({ maxLength: 20 }), token: Type.String({ maxLength: 200 }) }),
         querystring: Type.Object({ with_response: Type.Optional(QueryBool()) }),
@@ -104,6 +106,11 @@ export function interactionRoutes(app: FastifyInstance, ctx: ServerContext): voi
       await s.checkCallbackToken(req.params.interactionId, req.params.token);
       const { body, uploads } = await bodyAndFiles(req);
       const out = await s.callback(req.params.interactionId, req.params.token, body, isTrue(req.query.with_response), uploads);
+      if ((body as { type?: unknown } | undefined)?.type === CallbackType.PremiumRequired) {
+        // Deprecated, still served: said to the caller (RFC 9745) and in the log.
+        void reply.header('deprecation', 'true').header('link', '<https://discord.com/developers/docs/monetization/implementing-app-subscriptions>; rel="deprecation"');
+        req.log.warn({ route: req.routeOptions.url }, 'PREMIUM_REQUIRED (10) is deprecated: answer with a premium button (style 6)');
+      }
       return out ? reply.code(200).send(out as { interaction: object }) : reply.code(204).send();
     });
 
