@@ -17,8 +17,8 @@ export const ALLOWED_CALLBACKS: Record<number, readonly number[]> = {
   [CallbackType.AutocompleteResult]: [InteractionType.Autocomplete],
   [CallbackType.Modal]: [InteractionType.ApplicationCommand, InteractionType.MessageComponent],
   [CallbackType.LaunchActivity]: [InteractionType.ApplicationCommand, InteractionType.MessageComponent, InteractionType.ModalSubmit],
-  // Deprecated (a premium button, style 6, replaces it), and so still answered: the user is shown
-  // the app's premium offer. The response carries a Deprecation header.
+  // Deprecated (a premium button, style 6, replaces it), and so still answered: the user's client
+  // is told (INTERACTION_PREMIUM_REQUIRED). The response carries a Deprecation header.
   [CallbackType.PremiumRequired]: [InteractionType.ApplicationCommand, InteractionType.MessageComponent, InteractionType.ModalSubmit],
 };
 
