@@ -25,11 +25,13 @@ export class VoiceConnection implements VoiceSocket {
   constructor(
     private readonly gw: VoiceGatewayServer,
     private readonly ws: WebSocket,
+    /** The voice gateway version asked for (4 to 8): 8 adds the buffered resume. */
+    private readonly version: number,
   ) {
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     ws.on('close', (code) => this.onClose(code));
     ws.on('error', () => {});
-    this.sendText(JSON.stringify({ op: VoiceOpcode.Hello, d: { heartbeat_interval: gw.heartbeatIntervalMs, v: 8 } }));
+    this.sendText(JSON.stringify({ op: VoiceOpcode.Hello, d: { heartbeat_interval: gw.heartbeatIntervalMs, v: version } }));
     this.armHeartbeat();
   }
 
@@ -144,7 +146,8 @@ export class VoiceConnection implements VoiceSocket {
     const call = found && (found.call.lobbyId === serverId || found.session.grant.guildId === serverId) ? found.call : undefined;
     const session = call ? found!.session : undefined;
     if (!call || !session) return this.close(VoiceCloseCode.SessionNoLongerValid, 'Session no longer valid');
-    const frames = session.replayAfter(typeof seqAck === 'number' ? seqAck : -1);
+    // Buffered resume is version 8's: before it, a resume takes up from now, nothing replayed.
+    const frames = this.version >= 8 ? session.replayAfter(typeof seqAck === 'number' ? seqAck : -1) : [];
     if (frames === null) return this.close(VoiceCloseCode.SessionNoLongerValid, 'Missed messages are gone');
     if (session.expiry) clearTimeout(session.expiry);
     session.expiry = null;

@@ -48,7 +48,14 @@ export class VoiceGatewayServer {
     private readonly options: VoiceGatewayOptions,
     private readonly log: Logger,
   ) {
-    upgrades.route('/voice', (req, socket, head) => this.wss.handleUpgrade(req, socket, head, (ws) => new VoiceConnection(this, ws)));
+    upgrades.route('/voice', (req, socket, head) =>
+      this.wss.handleUpgrade(req, socket, head, (ws) => {
+        // A version must be passed (no default), and those below 4 are discontinued (spec, voice 4).
+        const version = voiceGatewayVersion(req.url);
+        if (version === undefined) return ws.close(VoiceCloseCode.BadRequest, 'Pass v=4 to v=8: no other voice gateway version is served');
+        new VoiceConnection(this, ws, version);
+      }),
+    );
     upgrades.route('/voice/media', (req, socket, head) => this.mediaWss.handleUpgrade(req, socket, head, (ws) => this.acceptMedia(ws)));
     this.udp = createMediaSocket(options.udpHost);
     this.udp.on('message', (msg, rinfo) => this.onUdp(msg, rinfo));
@@ -229,4 +236,12 @@ export class VoiceGatewayServer {
     await new Promise<void>((r) => this.mediaWss.close(() => r()));
     await new Promise<void>((r) => this.udp.close(() => r()));
   }
+}
+
+/** The voice gateway version a connection asked for (`?v=`), when it is one served: 4 to 8. */
+export function voiceGatewayVersion(url: string | undefined): number | undefined {
+  const v = new URL(url ?? '/', 'http://voice').searchParams.get('v');
+  if (v === null || !/^[0-9]$/.test(v)) return undefined;
+  const n = Number(v);
+  return n >= 4 && n <= 8 ? n : undefined;
 }
