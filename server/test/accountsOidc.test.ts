@@ -85,6 +85,22 @@ describe('OIDC external credentials', () => {
     expect((await exchange(t, idToken, 'APPLE_ID_TOKEN')).status).toBe(200);
   });
 
+  it('server side (with the client secret) an OIDC exchange also returns a refresh_token, which the deprecated refresh grant refuses', async () => {
+    const pub = await exchange(t, await providerIdToken('player-r'));
+    expect(pub.body.refresh_token).toBeUndefined();
+    const server = await t.req('POST', '/partner-sdk/token', { body: { client_id: t.app.id, client_secret: t.app.clientSecret, external_auth_type: 'OIDC', external_auth_token: await providerIdToken('player-r') } });
+    expect(server.status).toBe(200);
+    expect(server.body.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await t.req('GET', '/users/@me', { token: server.body.access_token })).status).toBe(200);
+    const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: server.body.refresh_token, client_id: t.app.id, client_secret: t.app.clientSecret });
+    const refreshed = await fetch(`${t.api}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    expect(refreshed.status).toBe(400);
+    expect(((await refreshed.json()) as { error: string }).error).toBe('invalid_grant');
+    // A fresh provider token is the way: it answers the same account.
+    const fresh = await exchange(t, await providerIdToken('player-r'));
+    expect((await t.req('GET', '/users/@me', { token: fresh.body.access_token })).body.id).toBe((await t.req('GET', '/users/@me', { token: server.body.access_token })).body.id);
+  });
+
   it('refuses bad signature, wrong audience, wrong issuer, expired, too old and kid-less tokens, changing nothing', async () => {
     const before = await userCount();
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;

@@ -263,6 +263,10 @@ export class OAuthService {
       if (!grant || grant.applicationId !== client.application.id) throw OAuthErrors.invalidGrant('Invalid "refresh_token" in request');
       const user = await tx.selectFrom('users').selectAll().where('id', '=', grant.userId).executeTakeFirst();
       if (!user || isBanned(user)) throw OAuthErrors.invalidGrant('Invalid "refresh_token" in request');
+      // Deprecated for provisional accounts (spec, provisional accounts): the game exchanges a
+      // fresh provider token instead. The refresh token a server-side OIDC exchange returns is
+      // refused here, as documented.
+      if (user.is_provisional === 1) throw OAuthErrors.invalidGrant('The refresh_token grant is deprecated for provisional accounts: exchange a fresh provider token at /partner-sdk/token');
       let scopes = grant.scopes;
       const asked = form.get('scope');
       if (asked !== null) {

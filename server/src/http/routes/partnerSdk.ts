@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiErrorCode, Limits, type TokenResponse } from '@social-layer/protocol';
 import { botProfile, PROFILE_LIMITS } from '../../accounts/applicationProfiles.ts';
-import { type ExternalIdentity, resolveExternalIdentity } from '../../accounts/externalIdentity.ts';
+import { type ExternalIdentity, OIDC_LIKE_TYPES, resolveExternalIdentity } from '../../accounts/externalIdentity.ts';
 import { secretMatches } from '../../auth/secrets.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import type { ApplicationsTable } from '../../storage/schema.ts';
@@ -56,7 +56,10 @@ export function partnerSdkRoutes(app: FastifyInstance, ctx: ServerContext): void
     const body = req.body;
     const { application, confidential } = await client(ctx, body.client_id, body.client_secret);
     const identity = await resolveExternalIdentity(ctx.store, ctx.oidc, application, body.external_auth_type, body.external_auth_token, confidential);
-    return issue(ctx, req, application.id, identity, body.preferred_global_name ?? identity.name);
+    // Server-side OIDC (the backend, with its secret, exchanging an ID token) gets a refresh_token
+    // too, as the spec says; the refresh_token grant itself refuses provisional accounts.
+    const serverSideOidc = confidential && OIDC_LIKE_TYPES.has(body.external_auth_type);
+    return issue(ctx, req, application.id, identity, body.preferred_global_name ?? identity.name, false, serverSideOidc);
   });
 
   r.post('/api/v10/partner-sdk/provisional-accounts/unmerge', { schema: { summary: 'Move an external identity back out of a full account', tags: TAGS, body: UnmergeBody, response: { 204: NoContent } }, ...TOKENS }, async (req, reply) => {
@@ -83,12 +86,15 @@ async function client(ctx: ServerContext, clientId: string, secret: string | und
   return { application, confidential: secret !== undefined };
 }
 
-async function issue(ctx: ServerContext, req: FastifyRequest, applicationId: string, identity: ExternalIdentity, preferredName: string | undefined, keepProfile = false): Promise<TokenResponse> {
+async function issue(ctx: ServerContext, req: FastifyRequest, applicationId: string, identity: ExternalIdentity, preferredName: string | undefined, keepProfile = false, withRefresh = false): Promise<TokenResponse> {
   const { user } = await ctx.store.users.findOrCreateProvisional(applicationId, identity.authType, identity.externalId, preferredName);
   if (user.is_provisional !== 1) throw new ApiError(400, ApiErrorCode.AccountNotProvisional, 'Account is not provisional; use OAuth2');
   // The provider's latest word on the player (one statement: the profile is whole or not there).
   if (identity.profile) await ctx.store.applicationProfiles.upsert({ applicationId, authType: identity.authType, externalId: identity.externalId }, identity.profile, { keepExisting: keepProfile });
-  const accessToken = await ctx.store.tokens.issue(user.id, applicationId, PROVISIONAL_SCOPES, Limits.accessTokenTtlSeconds);
+  const pair = withRefresh
+    ? await ctx.store.database.db.transaction().execute((tx) => ctx.store.tokens.issuePair(tx, user.id, applicationId, PROVISIONAL_SCOPES, PROVISIONAL_SCOPES, Limits.accessTokenTtlSeconds))
+    : { accessToken: await ctx.store.tokens.issue(user.id, applicationId, PROVISIONAL_SCOPES, Limits.accessTokenTtlSeconds), refreshToken: undefined };
+  const accessToken = pair.accessToken;
   // The identity's kind, never its value (a device ID or an ID token is a credential).
   ctx.log.debug({ applicationId, userId: user.id, authType: identity.authType }, 'provisional token issued');
   return {
@@ -97,6 +103,7 @@ async function issue(ctx: ServerContext, req: FastifyRequest, applicationId: str
     id_token: await ctx.oauth.idToken(ctx.publicHttpUrl(), user, applicationId),
     token_type: 'Bearer',
     expires_in: Limits.accessTokenTtlSeconds,
+    ...(pair.refreshToken ? { refresh_token: pair.refreshToken } : {}),
     scope: PROVISIONAL_SCOPES.join(' '),
   };
 }
