@@ -148,7 +148,7 @@ describe('subscriptions', () => {
     };
     expect((await t.req('GET', `/skus/${plan}/subscriptions/${sub.id}`, bot)).body).toEqual(expected);
     expect((await t.req('GET', `/skus/${plan}/subscriptions?user_id=${alice.userId}`, bot)).body).toEqual([expected]);
-    expect(bought.entitlement).toMatchObject({ type: 1, ends_at: null, subscription_id: sub.id });
+    expect(bought.entitlement).toMatchObject({ type: 8, ends_at: null, subscription_id: sub.id });
 
     now += 1000;
     const canceled = await t.server.commerce.cancelSubscription(alice.userId, sub.id);

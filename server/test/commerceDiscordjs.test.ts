@@ -94,7 +94,7 @@ describe('discord.js commerce against Social Layer', () => {
     const subscribed = next<[Subscription]>(Events.SubscriptionCreate);
     const bought = await t.server.commerce.purchase(t.app.id, buyer.userId, pass);
     const [entitlement] = await created;
-    expect(entitlement).toMatchObject({ id: bought.entitlement.id, skuId: pass, userId: buyer.userId, type: 1, endsTimestamp: null, startsTimestamp: now });
+    expect(entitlement).toMatchObject({ id: bought.entitlement.id, skuId: pass, userId: buyer.userId, type: 8, endsTimestamp: null, startsTimestamp: now });
     const [subscription] = await subscribed;
     expect(subscription).toMatchObject({ id: bought.subscription!.id, userId: buyer.userId, skuIds: [pass], entitlementIds: [entitlement.id], renewalSkuIds: [pass], status: 0 });
 

@@ -74,7 +74,7 @@ describe.each(databaseConfigs())('subscription state machine on $name', ({ name,
     // Purchase: entitlement active, ends_at null, type PURCHASE (1); ENTITLEMENT_CREATE and SUBSCRIPTION_CREATE.
     const bought = await commerce.purchase(appId, user, planId);
     const sub = bought.subscription!;
-    const ent = { id: bought.entitlement.id, sku_id: planId, application_id: appId, user_id: user, type: 1, deleted: false, starts_at: iso(T0), ends_at: null, consumed: false, subscription_id: sub.id };
+    const ent = { id: bought.entitlement.id, sku_id: planId, application_id: appId, user_id: user, type: 8, deleted: false, starts_at: iso(T0), ends_at: null, consumed: false, subscription_id: sub.id };
     const subAt = (start: number, status: number, extra: object = {}) => ({
       id: sub.id, user_id: user, sku_ids: [planId], entitlement_ids: [ent.id], renewal_sku_ids: [planId],
       current_period_start: iso(start), current_period_end: iso(start + P), status, canceled_at: null, ...extra,

@@ -120,7 +120,7 @@ describe('the web app store in Chromium', () => {
     await page.click('#checkout-buy');
     await page.waitForSelector('#checkout-done');
     const [subscription] = await subscribed;
-    expect((await passEntitlement)[0]).toMatchObject({ userId: buyer, type: 1, endsTimestamp: null });
+    expect((await passEntitlement)[0]).toMatchObject({ userId: buyer, type: 8, endsTimestamp: null });
     expect(subscription).toMatchObject({ userId: buyer, skuIds: [pass], renewalSkuIds: [pass], status: 0 });
     await page.click('#checkout-subscriptions');
     await page.waitForURL(`${t.server.url}/app/subscriptions`);

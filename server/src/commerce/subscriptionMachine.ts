@@ -80,7 +80,7 @@ export class SubscriptionMachine {
       await this.store.subscriptions.insert(tx, next);
       const entitlement = await this.store.entitlements.create(
         tx,
-        { application_id: trigger.applicationId, sku_id: trigger.sku.id, user_id: trigger.userId, guild_id: null, type: trigger.entitlementType ?? EntitlementType.Purchase, starts_at: now, ends_at: null, test: 0, subscription_id: next.id },
+        { application_id: trigger.applicationId, sku_id: trigger.sku.id, user_id: trigger.userId, guild_id: null, type: trigger.entitlementType ?? EntitlementType.ApplicationSubscription, starts_at: now, ends_at: null, test: 0, subscription_id: next.id },
         now,
       );
       const wire = entitlementToWire(entitlement);

@@ -107,7 +107,7 @@ export function StorePage({ applicationId }: { applicationId: string }) {
               <li key={e.id} class="store-entitlement" data-entitlement-id={e.id} data-sku-id={e.sku_id}>
                 <span class="store-entitlement-name">{byId.get(e.sku_id)?.name ?? 'An item no longer on sale'}</span>
                 <span class="muted small">
-                  {e.type === EntitlementType.TestModePurchase ? 'Test purchase' : 'Purchased'}
+                  {e.type === EntitlementType.TestModePurchase ? 'Test purchase' : e.type === EntitlementType.ApplicationSubscription ? 'Subscribed' : 'Purchased'}
                   {e.starts_at ? ` on ${formatDate(e.starts_at)}` : ''}
                   {e.ends_at ? `, until ${formatDate(e.ends_at)}` : ''}
                 </span>
