@@ -132,9 +132,9 @@ export const MESSAGE_REACT = { bucket: 'messages.reactions', limit: 10, windowMs
 export const MESSAGE_BULK = { bucket: 'messages.bulk', limit: 2, windowMs: 1_000 };
 
 /**
- * Who acts: a bot, or a user through a Bearer token with the `guilds` scope (the guild routes'
- * rule). In DMs and group DMs MessageService also asks PrivateChannels.mayUse: no third-party
- * Bearer token there, whatever its scopes.
+ * Who acts: a bot, or the person through the web app's session (routeAccess.ts admits no other
+ * kind to the message routes; the `guilds` check below holds a first-party token to it too). In
+ * DMs and group DMs MessageService also asks PrivateChannels.mayUse.
  */
 export async function messageCaller(req: FastifyRequest, ctx: ServerContext): Promise<MessageCaller> {
   const p = await authenticate(req, ctx.store);
