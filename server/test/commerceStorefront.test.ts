@@ -6,7 +6,7 @@
 // active only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guildServicesFor } from '../src/guilds/GuildServices.ts';
-import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
+import { cleanupTempDirs, startTestServer, type TestServer, webToken as webTokenOf } from './harness.ts';
 
 let t: TestServer;
 let sword: string;
@@ -40,7 +40,9 @@ describe('storefront routes', () => {
 
     expect((await t.req('GET', `/skus/${sword}`, { token: player.token })).body).toEqual({ id: sword, type: 2, application_id: t.app.id, name: 'Sword', slug: 'sword', flags: 4, price: 499 });
     expect((await t.req('GET', `/users/@me/applications/${t.app.id}/entitlements`, { token: player.token })).body).toEqual([]);
-    const bought = await t.req('POST', `/skus/${sword}/checkout`, { token: player.token });
+    // The game's token does not buy: the person does, in the web app's checkout dialog.
+    expect((await t.req('POST', `/skus/${sword}/checkout`, { token: player.token })).body.code).toBe(50001);
+    const bought = await t.req('POST', `/skus/${sword}/checkout`, { token: await webTokenOf(t, player.userId) });
     expect(bought.status).toBe(200);
     const mine = await t.req('GET', `/users/@me/applications/${t.app.id}/entitlements`, { token: player.token });
     expect(mine.body).toEqual([bought.body.entitlement]);

@@ -169,3 +169,33 @@ describe('the attack run\'s reproduction: a game granted guilds alone', () => {
     expect((await t.req('GET', `/lobbies/${ID}`, { token: game })).body.code).toBe(50026);
   });
 });
+
+describe('no way to a web app session or a wider token from outside', () => {
+  it('the platform\'s own client has no OAuth2 or provisional flow: token, device, authorize and partner-sdk refuse it', async () => {
+    const web = await t.server.store.applications.firstParty();
+    const provisional = await t.req('POST', '/partner-sdk/token', { body: { client_id: web.id, external_auth_type: 'DEVICE_ID', external_auth_token: 'd'.repeat(32) } });
+    expect([provisional.status, provisional.body.code]).toEqual([404, 10002]);
+    const form = (body: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
+    const device = await fetch(`${t.api}/oauth2/device/authorize`, form({ client_id: web.id, scope: 'identify guilds' }));
+    expect([device.status, ((await device.json()) as { error: string }).error]).toEqual([401, 'invalid_client']);
+    const token = await fetch(`${t.api}/oauth2/token`, form({ grant_type: 'client_credentials', client_id: web.id, scope: 'identify' }));
+    expect([token.status, ((await token.json()) as { error: string }).error]).toEqual([401, 'invalid_client']);
+    const page = await fetch(`${t.server.url}/oauth2/authorize?client_id=${web.id}&response_type=code&scope=identify&redirect_uri=${encodeURIComponent('http://127.0.0.1/cb')}`);
+    expect(await page.text()).toContain('Unknown application (client_id).');
+  });
+
+  it('rpc is for approved applications: an ordinary game cannot ask for it', async () => {
+    const form = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: t.app.id, scope: 'identify rpc' }) };
+    const r = await fetch(`${t.api}/oauth2/device/authorize`, form);
+    expect([r.status, ((await r.json()) as { error: string }).error]).toEqual([400, 'invalid_scope']);
+  });
+
+  it('a game renames the provisional accounts it made, never a full account', async () => {
+    const full = await t.server.accounts.signUp({ login: 'full_person', password: 'correct horse battery staple', displayName: 'Person' });
+    if (full === 'taken') throw new Error('taken');
+    const game = await t.server.store.tokens.issue(full.id, t.app.id, ['sdk.social_layer'], 3600);
+    const r = await t.req('PATCH', '/users/@me', { token: game, body: { global_name: 'Renamed by a game' } });
+    expect([r.status, r.body.code]).toEqual([400, 530010]);
+    expect((await t.server.store.users.get(full.id))?.global_name).toBe('Person');
+  });
+});

@@ -32,6 +32,8 @@ export function tempDir(prefix = 'sl-rpc-'): string {
 export async function startEnv(): Promise<Env> {
   const server = await startServer({ port: 0, dataDir: tempDir(), logLevel: 'error', serveSamples: false, presenceGraceMs: 50, accounts: { deviceIntervalSeconds: 1 } });
   const app = await server.createApplication({ name: 'Native Game' });
+  // rpc (the companion's guild and channel reads) is for approved applications only.
+  await server.configureApplication(app.id, { approvedScopes: ['rpc'] });
   const rest = new RestApi(server.url);
   return {
     server,

@@ -23,8 +23,8 @@ export function installRouteAccess(app: FastifyInstance, ctx: ServerContext): vo
   app.addHook('onRoute', (route) => {
     if (!isApiRoute(route.url)) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    // Every method, HEAD included (it is its GET's declaration): nothing under /api goes unjudged.
     for (const method of methods) {
-      if (method === 'HEAD' || method === 'OPTIONS') continue;
       if (!accessOf(method, route.url)) throw new Error(`${method} ${route.url} declares no access: add it to server/src/http/routeAccess.ts`);
     }
   });
@@ -33,7 +33,9 @@ export function installRouteAccess(app: FastifyInstance, ctx: ServerContext): vo
     const url = req.routeOptions.url;
     if (url === undefined || !isApiRoute(url) || req.method === 'OPTIONS') return;
     const access = accessOf(req.method, url);
-    if (!access || access.open || req.headers.authorization === undefined) return;
+    // Registration refuses undeclared routes; were one to get through, it would take nobody.
+    if (!access) throw refused('any credential');
+    if (access.open || req.headers.authorization === undefined) return;
     const principal = await resolvePrincipal(req, ctx.store);
     if (!principal) return;
     if (principal.kind === 'bot') {

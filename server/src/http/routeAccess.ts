@@ -230,7 +230,9 @@ const table: Record<string, RouteAccess> = {
   [`GET ${V}/skus/:skuId`]: user(),
   [`GET ${V}/users/@me/applications/:applicationId/entitlements`]: user(),
   [`GET ${V}/applications/:applicationId/skus`]: userOrBot(),
-  [`POST ${V}/skus/:skuId/checkout`]: user(),
+  // Buying and cancelling are the person's own acts, in the web app's dialog (an activity opens it
+  // there): a game's token never charges the player or cancels their subscriptions.
+  [`POST ${V}/skus/:skuId/checkout`]: SESSION,
   [`GET ${V}/applications/:applicationId/entitlements`]: BOT,
   [`GET ${V}/applications/:applicationId/entitlements/:entitlementId`]: BOT,
   [`POST ${V}/applications/:applicationId/entitlements`]: BOT,
@@ -239,7 +241,7 @@ const table: Record<string, RouteAccess> = {
   [`GET ${V}/skus/:skuId/subscriptions`]: BOT,
   [`GET ${V}/skus/:skuId/subscriptions/:subscriptionId`]: BOT,
   [`GET ${V}/users/@me/subscriptions`]: user(),
-  [`POST ${V}/users/@me/subscriptions/:subscriptionId/cancel`]: user(),
+  [`POST ${V}/users/@me/subscriptions/:subscriptionId/cancel`]: SESSION,
 
   // Application commands: the bot, or a token granted applications.commands.update.
   ...Object.fromEntries(

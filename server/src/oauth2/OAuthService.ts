@@ -76,7 +76,8 @@ export class OAuthService {
     for (const key of new Set(q.keys())) if (q.getAll(key).length > 1) return { page: `The parameter ${key} appears more than once.` };
     const clientId = q.get('client_id') ?? '';
     const application = /^\d{1,20}$/.test(clientId) ? await this.store.applications.get(clientId) : undefined;
-    if (!application) return { page: 'Unknown application (client_id).' };
+    // The platform's own client has no OAuth2 flow: its tokens are the web app's session.
+    if (!application || application.first_party === 1) return { page: 'Unknown application (client_id).' };
     const registered = await this.store.oauth.redirectUris(application.id);
     let redirectUri = q.get('redirect_uri') ?? undefined;
     if (redirectUri === undefined) {

@@ -28,7 +28,9 @@ export async function authenticateClient(store: Store, authorization: string | u
   }
   if (!id || !/^\d{1,20}$/.test(id)) throw OAuthErrors.invalidClient(basic);
   const application = await store.applications.get(id);
-  if (!application) throw OAuthErrors.invalidClient(basic);
+  // The platform's own client is no OAuth2 client: a token of it is the web app's session, which
+  // only a signed-in page gets (POST /app/session). Named as an unknown client.
+  if (!application || application.first_party === 1) throw OAuthErrors.invalidClient(basic);
   if (secret !== undefined) {
     if (!secretMatches(secret, application.client_secret_hash)) throw OAuthErrors.invalidClient(basic);
     return { application, confidential: true };

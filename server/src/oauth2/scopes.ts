@@ -30,8 +30,12 @@ export const KNOWN_SCOPES = new Set([
   'rpc',
 ]);
 
-/** Scopes only approved applications may request (spec: identify.premium is for approved partners). */
-export const PRIVILEGED_SCOPES = new Set(['identify.premium']);
+/**
+ * Scopes only approved applications may request: identify.premium is for approved partners (spec),
+ * and rpc reads the player's guilds and channels, which the public platform grants only to
+ * approved applications too.
+ */
+export const PRIVILEGED_SCOPES = new Set(['identify.premium', 'rpc']);
 
 /** What the client_credentials grant may ask for (protocols.md 2.7). */
 export const CLIENT_CREDENTIALS_SCOPES = new Set(['identify', 'applications.commands.update', 'applications.commands', 'application.commands', 'guilds']);

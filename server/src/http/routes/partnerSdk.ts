@@ -81,7 +81,8 @@ export function partnerSdkRoutes(app: FastifyInstance, ctx: ServerContext): void
 
 async function client(ctx: ServerContext, clientId: string, secret: string | undefined): Promise<{ application: ApplicationsTable; confidential: boolean }> {
   const application = await ctx.store.applications.get(clientId);
-  if (!application) throw Errors.unknownApplication();
+  // No provisional account of the platform's own client: its tokens are the web app's session.
+  if (!application || application.first_party === 1) throw Errors.unknownApplication();
   if (secret !== undefined && !secretMatches(secret, application.client_secret_hash)) throw Errors.invalidClientSecret();
   return { application, confidential: secret !== undefined };
 }

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { Limits } from '@social-layer/protocol';
+import { ApiErrorCode, Limits } from '@social-layer/protocol';
 import { profilesFor } from '../../accounts/applicationProfiles.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { userToWire } from '../../storage/UserRepo.ts';
 import { announceUserUpdate } from '../../accounts/userEvents.ts';
-import { Errors } from '../ApiError.ts';
-import { authenticate, requireBearer } from '../auth.ts';
+import { ApiError, Errors } from '../ApiError.ts';
+import { authenticate, isFirstParty, requireBearer } from '../auth.ts';
 import { BEARER, BEARER_OR_BOT, Nullable, Str, Type, type TypeBoxTypeProvider, UserSchema } from '../schemas/index.ts';
 
 const TAGS = ['users'];
@@ -38,6 +38,11 @@ export function userRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (req) => {
       const p = requireBearer(await authenticate(req, ctx.store));
       const body = req.body;
+      // A game names the provisional accounts it made (UpdateProvisionalAccountDisplayName); a
+      // full account's name is the person's, changed on the platform.
+      if (!(await isFirstParty(ctx.store, p.applicationId)) && (await ctx.store.users.get(p.userId))?.is_provisional !== 1) {
+        throw new ApiError(400, ApiErrorCode.AccountNotProvisional, 'Only a provisional account\'s display name is set by a game');
+      }
       if (body.global_name !== undefined) {
         await ctx.store.users.setGlobalName(p.userId, body.global_name);
         await ctx.lobbies.announceUserChange(p.applicationId, p.userId);
