@@ -9,6 +9,8 @@ import { type EventBus, LocalEventBus } from './events/EventBus.ts';
 import { GatewayServer } from './gateway/GatewayServer.ts';
 import { SessionStartLimit, type SessionStartLimitOptions } from './gateway/SessionStartLimit.ts';
 import { createHttpApp } from './http/createHttpApp.ts';
+import { isFirstParty } from './http/auth.ts';
+import { expandScopes } from './auth/Principal.ts';
 import { type RegisteredRoute, registeredRoutes } from './http/schemas/index.ts';
 import { RateLimiter } from './http/RateLimiter.ts';
 import { type RouteBudget, routeBudgets } from './http/rateLimitHooks.ts';
@@ -307,12 +309,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           if (!user) return undefined;
           // READY's user carries its own game profiles for this application (issue 19).
           const application_profiles = await profilesFor(store, { kind: 'bearer', ...grant }, user.id);
-          return { kind: 'bearer', user: { ...userToWire(user), application_profiles }, applicationId: grant.applicationId };
+          const guildEvents = (await isFirstParty(store, grant.applicationId)) || expandScopes(grant.scopes).includes('rpc');
+          return { kind: 'bearer', user: { ...userToWire(user), application_profiles }, applicationId: grant.applicationId, guildEvents };
         }
         const application = scheme === 'bearer' ? undefined : await store.applications.findByBotToken(token);
         if (!application) return undefined;
         const bot = await store.users.get(application.bot_user_id);
-        return bot ? { kind: 'bot', user: userToWire(bot) as User, applicationId: application.id } : undefined;
+        return bot ? { kind: 'bot', user: userToWire(bot) as User, applicationId: application.id, guildEvents: true } : undefined;
       },
     },
     bus,

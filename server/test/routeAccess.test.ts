@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_SCOPES, tokenScopes } from '../src/oauth2/scopes.ts';
 import { accessOf, declaredRoutes, type RouteAccess } from '../src/http/routeAccess.ts';
-import { cleanupTempDirs, startTestServer, type TestServer } from './harness.ts';
+import { cleanupTempDirs, RawGateway, startTestServer, type TestServer } from './harness.ts';
 
 let t: TestServer;
 let userId: string;
@@ -197,5 +197,33 @@ describe('no way to a web app session or a wider token from outside', () => {
     const r = await t.req('PATCH', '/users/@me', { token: game, body: { global_name: 'Renamed by a game' } });
     expect([r.status, r.body.code]).toEqual([400, 530010]);
     expect((await t.server.store.users.get(full.id))?.global_name).toBe('Person');
+  });
+});
+
+describe('the Gateway holds a game\'s token to what REST does', () => {
+  it('a game token without rpc hears none of the player\'s guilds; the web app and a token with rpc do', async () => {
+    const owner = (await t.guest('gateway-owner')).userId;
+    const web = await t.server.store.tokens.issue(owner, (await t.server.store.applications.firstParty()).id, tokenScopes([...KNOWN_SCOPES]), 3600);
+    const guild = (await t.req('POST', '/guilds', { token: web, body: { name: 'Heard' } })).body;
+    const channel = (await t.req('GET', `/guilds/${guild.id}/channels`, { token: web })).body.find((c: { type: number }) => c.type === 0);
+    await t.server.configureApplication(t.app.id, { approvedScopes: ['rpc'] });
+    const intents = 1 | (1 << 9) | (1 << 15);
+    const open = async (token: string) => {
+      const gw = await RawGateway.open(t.server);
+      const ready = await gw.identify(token, intents);
+      return { gw, ready };
+    };
+    const game = await open(await t.server.store.tokens.issue(owner, t.app.id, ['identify', 'guilds'], 3600));
+    const companion = await open(await t.server.store.tokens.issue(owner, t.app.id, ['identify', 'guilds', 'rpc'], 3600));
+    const site = await open(web);
+    expect(game.ready.guilds).toEqual([]);
+    expect(companion.ready.guilds).toEqual([{ id: guild.id, unavailable: true }]);
+    expect(site.ready.guilds).toEqual([{ id: guild.id, unavailable: true }]);
+    await companion.gw.next((f) => f.t === 'GUILD_CREATE');
+    expect((await t.req('POST', `/channels/${channel.id}/messages`, { token: web, body: { content: 'for guild members' } })).status).toBe(200);
+    await companion.gw.next((f) => f.t === 'MESSAGE_CREATE' && f.d.content === 'for guild members');
+    await site.gw.next((f) => f.t === 'MESSAGE_CREATE' && f.d.content === 'for guild members');
+    expect(game.gw.frames.filter((f) => f.t === 'GUILD_CREATE' || f.t === 'MESSAGE_CREATE')).toEqual([]);
+    for (const s of [game, companion, site]) s.gw.terminate();
   });
 });

@@ -145,8 +145,9 @@ export class GatewayConnection {
     const meta = { kind: identity.kind, intents: (intents as number | undefined) ?? 0, capabilities: typeof capabilities === 'number' && Number.isInteger(capabilities) ? capabilities : 0 };
     await this.hub.register(session, meta);
     // Guild dispatches filtered by this session's intents and capabilities; READY lists the guilds as unavailable.
-    await this.hub.guilds?.attach(session, meta.intents, meta.capabilities, identity.user.bot === true);
-    const guilds = this.hub.guilds ? await this.hub.guilds.readyGuilds(identity.user.id) : [];
+    const guildHub = identity.guildEvents ? this.hub.guilds : undefined;
+    await guildHub?.attach(session, meta.intents, meta.capabilities, identity.user.bot === true);
+    const guilds = guildHub ? await guildHub.readyGuilds(identity.user.id) : [];
     const ready: ReadyData = {
       v: GATEWAY_VERSION,
       user: identity.user,
@@ -162,7 +163,7 @@ export class GatewayConnection {
     // either in READY or held and sent right after it; none falls between the two.
     session.sendReady(JSON.stringify(identity.kind === 'bearer' && this.hub.readyProfiles ? await this.hub.readyProfiles(identity.applicationId, ready) : ready));
     // One GUILD_CREATE per guild in READY (discord.js waits for them before `ready`).
-    await this.hub.guilds?.sendGuildCreates(session, guilds.map((g) => g.id));
+    await guildHub?.sendGuildCreates(session, guilds.map((g) => g.id));
     // An initial presence in Identify is applied as an op 3 right after READY.
     const presence = (d as { presence?: unknown }).presence;
     if (presence !== undefined && presence !== null && identity.kind === 'bearer') await this.onPresenceUpdate(presence);

@@ -19,6 +19,12 @@ export interface GatewayIdentity {
   kind: 'bearer' | 'bot';
   user: User;
   applicationId: string;
+  /**
+   * Whether the session hears its user's guilds (READY's guild list, GUILD_CREATE and the guild
+   * dispatches): bots, the web app's session, and a game's token with `rpc` (the desktop
+   * companion). A game's token otherwise reads no guild over REST, so none on the Gateway either.
+   */
+  guildEvents: boolean;
 }
 
 export interface GatewayServerOptions {
@@ -220,7 +226,7 @@ export class GatewayServer {
       }
       session.onFrame = (s, frame, u) => this.storeFrame(session, s, frame, u);
       session.restore(restored.frames, restored.missed, restored.seen);
-      await this.guilds?.attach(session, claimed.intents, claimed.capabilities, identity.user.bot === true);
+      if (identity.guildEvents) await this.guilds?.attach(session, claimed.intents, claimed.capabilities, identity.user.bot === true);
       return session;
     } catch (err) {
       // Redis or the database failed mid-rebuild (the client is closed with 4000): the half-built
