@@ -39,6 +39,7 @@ for (const { name, config } of databaseConfigs()) {
         const lobby = (await t.req('PUT', '/lobbies', { token: player.token, body: { secret: 'nul-lobby' } })).body;
         expect(field(await t.req('POST', `/lobbies/${lobby.id}/messages`, { token: player.token, body: { content: NUL } }), 'content')).toEqual(refused);
         expect(field(await t.req('PUT', '/lobbies', { token: player.token, body: { secret: 'nul-2', metadata: { k: NUL } } }), 'metadata', 'k')).toEqual(refused);
+        expect(field(await t.req('PUT', '/lobbies', { token: player.token, body: { secret: 'nul-3', metadata: { [NUL]: 'v' } } }), 'metadata')).toEqual(refused);
 
         // Nothing half-written: the names are as they were, no message was stored.
         expect((await t.req('GET', `/guilds/${guild.id}`, { token: web })).body.name).toBe('Clean');

@@ -4,6 +4,7 @@ import { m0020_lookup_indexes } from '../src/storage/migrations/0020_lookup_inde
 import { m0021_direct_message_indexes } from '../src/storage/migrations/0021_direct_message_indexes.ts';
 import { m0022_idle_lobby_index } from '../src/storage/migrations/0022_idle_lobby_index.ts';
 import { m0023_webhook_pending_index } from '../src/storage/migrations/0023_webhook_pending_index.ts';
+import { m0024_subscription_entitlement_type } from '../src/storage/migrations/0024_subscription_entitlement_type.ts';
 import { openDatabase } from '../src/storage/database.ts';
 import { Store } from '../src/storage/Store.ts';
 import type { UsersTable } from '../src/storage/schema.ts';
@@ -260,6 +261,23 @@ describe.each(databaseConfigs())('storage on $name', ({ config }) => {
     const db = store.database.db as unknown as Kysely<any>;
     for (const m of [m0020_lookup_indexes, m0021_direct_message_indexes, m0022_idle_lobby_index, m0023_webhook_pending_index]) await expect(m.up(db)).resolves.toBeUndefined();
     expect(await store.relationships.userByUsername('nobody-by-this-name')).toBeUndefined();
+  });
+
+  it('migration 0024 makes a subscription\'s PURCHASE entitlements APPLICATION_SUBSCRIPTION, leaves the rest, and runs again over itself', async () => {
+    const db = store.database.db;
+    const user = (await store.users.findOrCreateProvisional(appId, 'DEVICE_ID', 'ent-0024', 'ent')).user;
+    const sku = await store.skus.create({ application_id: appId, type: 5, name: 'Pass 0024', slug: 'pass-0024', flags: 4, price: 1, billing_period_days: 30 });
+    const subscription = async (id: string) => {
+      await store.subscriptions.insert(db, { id, application_id: appId, user_id: user.id, sku_id: sku.id, renewal_sku_ids: '[]', status: 0, canceled_at: null, current_period_start: 1, current_period_end: 2, created_at: 1, updated_at: 1 });
+      return id;
+    };
+    const row = (type: number, subscription: string | null) => ({ application_id: appId, sku_id: sku.id, user_id: user.id, guild_id: null, type, starts_at: 1, ends_at: null, test: 0, subscription_id: subscription });
+    const old = await store.entitlements.create(db, row(1, await subscription(store.ids.next())), 1);
+    const bought = await store.entitlements.create(db, row(1, null), 1);
+    const tested = await store.entitlements.create(db, row(4, await subscription(store.ids.next())), 1);
+    for (let i = 0; i < 2; i++) await m0024_subscription_entitlement_type.up(db as unknown as Kysely<any>);
+    const typeOf = async (id: string) => (await db.selectFrom('entitlements').select('type').where('id', '=', id).executeTakeFirstOrThrow()).type;
+    expect([await typeOf(old.id), await typeOf(bought.id), await typeOf(tested.id)]).toEqual([8, 1, 4]);
   });
 
   it('answers the direct-message lookups migration 0021 indexes: whether one user wrote to another, and a user\'s conversations', async () => {

@@ -36,7 +36,7 @@ const ALLOWED: Record<SubscriptionTrigger['kind'], (state: State, s: Subscriptio
 
 /**
  * The subscription state machine, one transition point (DESIGN.md convention 4):
- * - purchase: (none) -> ACTIVE; entitlement PURCHASE (1) with `ends_at` null; ENTITLEMENT_CREATE
+ * - purchase: (none) -> ACTIVE; entitlement APPLICATION_SUBSCRIPTION (8) with `ends_at` null; ENTITLEMENT_CREATE
  *   (Gateway and webhook outbox) and SUBSCRIPTION_CREATE.
  * - renew: ACTIVE -> ACTIVE with the next period; SUBSCRIPTION_UPDATE only (no entitlement event).
  * - cancel: ACTIVE -> ENDING with `canceled_at` and no renewal SKUs; SUBSCRIPTION_UPDATE; the

@@ -107,7 +107,8 @@ export function interactionRoutes(app: FastifyInstance, ctx: ServerContext): voi
       const { body, uploads } = await bodyAndFiles(req);
       const out = await s.callback(req.params.interactionId, req.params.token, body, isTrue(req.query.with_response), uploads);
       if ((body as { type?: unknown } | undefined)?.type === CallbackType.PremiumRequired) {
-        // Deprecated, still served: said to the caller (RFC 9745) and in the log.
+        // Deprecated, still served: said to the caller and in the log. `true` as the Deprecation
+        // header's drafts had it: the date it took effect, which RFC 9745 wants, is not documented.
         void reply.header('deprecation', 'true').header('link', '<https://discord.com/developers/docs/monetization/implementing-app-subscriptions>; rel="deprecation"');
         req.log.warn({ route: req.routeOptions.url }, 'PREMIUM_REQUIRED (10) is deprecated: answer with a premium button (style 6)');
       }

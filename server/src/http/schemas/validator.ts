@@ -268,7 +268,8 @@ function inspectText(value: unknown, path: Path, out: Leaf[], depth = 0): void {
   for (const key of Object.keys(value)) {
     if (key === '__proto__') out.push({ path, code: 'DICT_TYPE_RESERVED_KEY', message: 'The key "__proto__" is not allowed.' });
     else if (LONE_SURROGATE.test(key)) out.push({ path, code: 'STRING_TYPE_INVALID_UNICODE', message: 'Keys must be valid Unicode: lone UTF-16 surrogates are not allowed.' });
-    inspectText((value as Record<string, unknown>)[key], !LONE_SURROGATE.test(key) && key !== '__proto__' ? [...path, key] : path, out, depth + 1);
+    else if (key.includes('\u0000')) out.push({ path, code: 'STRING_TYPE_INVALID_CHARACTER', message: 'Keys must not contain the NUL character (U+0000).' });
+    inspectText((value as Record<string, unknown>)[key], !LONE_SURROGATE.test(key) && key !== '__proto__' && !key.includes('\u0000') ? [...path, key] : path, out, depth + 1);
   }
 }
 

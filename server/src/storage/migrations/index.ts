@@ -22,6 +22,7 @@ import { m0020_lookup_indexes } from './0020_lookup_indexes.ts';
 import { m0021_direct_message_indexes } from './0021_direct_message_indexes.ts';
 import { m0022_idle_lobby_index } from './0022_idle_lobby_index.ts';
 import { m0023_webhook_pending_index } from './0023_webhook_pending_index.ts';
+import { m0024_subscription_entitlement_type } from './0024_subscription_entitlement_type.ts';
 
 /**
  * Schema migrations, one file each, written with kysely's schema builder so the same steps run
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0021_direct_message_indexes': m0021_direct_message_indexes,
   '0022_idle_lobby_index': m0022_idle_lobby_index,
   '0023_webhook_pending_index': m0023_webhook_pending_index,
+  '0024_subscription_entitlement_type': m0024_subscription_entitlement_type,
 };
 
 export const migrationProvider: MigrationProvider = {
