@@ -129,6 +129,20 @@ describe('publishing to a registry and starting from it', () => {
     expect(files.some((f) => f.startsWith('src/'))).toBe(false);
   });
 
+  it('plain Node imports the published client outside the repository (its JSON import survives the build)', async () => {
+    const dir = join(work, 'node-consumer');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'node-consumer', version: '1.0.0', private: true, type: 'module' }) + '\n');
+    const { version } = readManifest('bindings/client');
+    await npm(dir, ['install', `@social-layer/client@${version}`]);
+    await checkRegistryOnly(dir);
+    await writeFile(join(dir, 'main.js'), "import { Client } from '@social-layer/client';\nconsole.log(JSON.stringify([typeof Client, Client.getVersionMajor(), Client.getVersionMinor(), Client.getVersionPatch()]));\n");
+    const { stdout } = await run(process.execPath, ['main.js'], { cwd: dir });
+    const [major, minor, patch] = version.split(/[.+-]/).map((n) => Number(n));
+    expect(JSON.parse(stdout)).toEqual(['function', major, minor, patch]);
+    note('plain Node imported @social-layer/client');
+  }, 300_000);
+
   it('npm create @social-layer/game writes a game per engine that installs and builds from the registry alone', async () => {
     const games = join(work, 'games');
     await mkdir(games, { recursive: true });

@@ -81,6 +81,9 @@ async function buildJavaScript(dir: string): Promise<number> {
     format: 'esm',
     platform: 'neutral',
     target: 'es2022',
+    // Import attributes (`with { type: 'json' }`, the client's version.ts) are newer than es2022,
+    // and esbuild drops what the target lacks: Node then refuses the JSON import. Node 20 reads them.
+    supported: { 'import-attributes': true },
     sourcemap: 'linked',
     sourcesContent: true,
     logLevel: 'warning',
