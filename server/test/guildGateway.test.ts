@@ -133,6 +133,13 @@ describe('dispatch filtering', () => {
     expect(ownerGw.gw.dispatches('GUILD_MEMBER_UPDATE').filter((f) => f.d.user.id === alice.userId)).toEqual([]);
     await ownerGw.gw.next((f) => f.t === 'GUILD_MEMBER_UPDATE' && f.d.bio === 'sync');
     expect(aliceGw.gw.dispatches('INVITE_CREATE')).toEqual([]);
+    // Alice is kicked: GUILD_MEMBER_REMOVE (guild_id and the user) to the GUILD_MEMBERS session,
+    // not to the owner's (without the intent); Alice's own session loses the guild.
+    expect((await t.req('DELETE', `/guilds/${guild.id}/members/${alice.userId}`, { token: owner.token })).status).toBe(204);
+    const removed = (await withMembers.gw.next((f) => f.t === 'GUILD_MEMBER_REMOVE' && f.d.guild_id === guild.id)).d;
+    expect(removed).toMatchObject({ guild_id: guild.id, user: { id: alice.userId } });
+    await aliceGw.gw.next((f) => f.t === 'GUILD_DELETE' && f.d.id === guild.id);
+    expect(ownerGw.gw.dispatches('GUILD_MEMBER_REMOVE')).toEqual([]);
   });
 
   it('channel obfuscation: a channel the bot cannot view is ___hidden___ for sessions with capability 1<<15, absent for others', async () => {
