@@ -137,6 +137,13 @@ describe.each(databaseConfigs())('message search on $name', ({ config }) => {
     expect((await search(as(member), 'content=word42')).body.total_results).toBe(count((i) => i % 100 === 42 && i % 5 !== 0));
     const denied = await search(as(member), `content=word42&channel_id=${hiddenId}`);
     expect([denied.status, denied.body.code]).toEqual([403, 50001]);
+    // Seeing the channel is not enough: without READ_MESSAGE_HISTORY its messages stay out too.
+    const overwrites = (deny: bigint) => t.server.store.database.db.updateTable('guild_channels').set({ permission_overwrites: JSON.stringify([{ id: member.userId, type: 1, allow: '0', deny: deny.toString() }]) }).where('id', '=', hiddenId).execute();
+    await overwrites(Permission.ReadMessageHistory);
+    expect((await search(as(member), 'content=word42')).body.total_results).toBe(count((i) => i % 100 === 42 && i % 5 !== 0));
+    await overwrites(0n);
+    expect((await search(as(member), 'content=word42')).body.total_results).toBe(count((i) => i % 100 === 42));
+    await overwrites(Permission.ViewChannel);
   });
 
   it('sorts by timestamp either way or by relevance, and pages with limit, offset, min_id and max_id', async () => {
