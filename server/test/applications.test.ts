@@ -89,6 +89,15 @@ describe('PATCH /applications/@me', () => {
     expect(r.body.redirect_uris).toEqual(['http://127.0.0.1/callback', 'https://game.example/callback', 'patchable:/authorize/callback']);
     expect(r.body.integration_types_config['0'].oauth2_install_params.permissions).toBe('2048');
     expect(r.body).not.toHaveProperty('cover_image_unknown_to_us');
+    // Bits past 30 live in flags_new only (a 64-bit string); `flags` keeps the low 32, and a
+    // PATCH of `flags` keeps the high ones.
+    const high = (1n << 33n) | (1n << 40n);
+    await t.server.store.database.db.updateTable('applications').set({ flags_new: (high | 524288n).toString() }).where('id', '=', app.id).execute();
+    const wide = await t.req('GET', '/applications/@me', { token: app.botToken, bot: true });
+    expect([wide.body.flags, wide.body.flags_new]).toEqual([524288, (high | 524288n).toString()]);
+    const kept = await t.req('PATCH', '/applications/@me', { token: app.botToken, bot: true, body: { flags: 0 } });
+    expect([kept.body.flags, kept.body.flags_new]).toEqual([0, high.toString()]);
+    await t.req('PATCH', '/applications/@me', { token: app.botToken, bot: true, body: { flags: 524288 } });
     const again = await t.req('PATCH', '/applications/@me', { token: app.botToken, bot: true, body: { name: 'Patched' } });
     expect(again.body).toMatchObject({ name: 'Patched', description: 'A game about patches', flags: 524288 });
     expect(again.body.bot.global_name).toBe('Patched');
