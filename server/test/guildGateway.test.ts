@@ -125,6 +125,10 @@ describe('dispatch filtering', () => {
     await t.req('PATCH', `/guilds/${guild.id}/members/@me`, { token: alice.token, body: { bio: 'hi' } });
     await aliceGw.gw.next((f) => f.t === 'GUILD_MEMBER_UPDATE' && f.d.user.id === alice.userId && f.d.bio === 'hi');
     await withMembers.gw.next((f) => f.t === 'GUILD_MEMBER_UPDATE' && f.d.bio === 'hi');
+    // The member's banner travels on the Gateway's member object as its hash.
+    const bannered = await t.req('PATCH', `/guilds/${guild.id}/members/@me`, { token: alice.token, body: { banner: 'data:image/png;base64,iVBORw0KGgo=' } });
+    expect(bannered.body.banner).toMatch(/^[0-9a-f]{32}$/);
+    await withMembers.gw.next((f) => f.t === 'GUILD_MEMBER_UPDATE' && f.d.user.id === alice.userId && f.d.banner === bannered.body.banner);
     // A later invite: Alice (no MANAGE_CHANNELS) never gets INVITE_CREATE.
     const inv2 = await t.req('POST', `/channels/${text.id}/invites`, { token: owner.token, body: {} });
     await ownerGw.gw.next((f) => f.t === 'INVITE_CREATE' && f.d.code === inv2.body.code);
