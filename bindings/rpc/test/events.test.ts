@@ -62,8 +62,9 @@ describe('relayed events', () => {
   });
 
   it('CURRENT_USER_UPDATE when the player changes their display name; a friend\'s change is not relayed', async () => {
-    expect((await env.api('PATCH', '/users/@me', mate.token, { global_name: 'Mate Renamed' })).status).toBe(200);
-    expect((await env.api('PATCH', '/users/@me', player.token, { global_name: 'Player One' })).status).toBe(200);
+    // Full accounts rename themselves on the platform (the web app), not through a game's token.
+    expect((await env.api('PATCH', '/users/@me', mate.web, { global_name: 'Mate Renamed' })).status).toBe(200);
+    expect((await env.api('PATCH', '/users/@me', player.web, { global_name: 'Player One' })).status).toBe(200);
     const update = await next('CURRENT_USER_UPDATE', (d) => d.global_name === 'Player One');
     expect(update).toMatchObject({ id: player.userId, username: 'evt_player', global_name: 'Player One' });
     expect(JSON.stringify(update)).not.toContain(player.token);

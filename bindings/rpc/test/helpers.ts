@@ -60,7 +60,8 @@ export interface Account {
 }
 
 /** Signs up a real account and signs it in to `clientId` with the device flow, approved on /activate. */
-export async function signedInAccount(env: Env, login: string, clientId = env.app.id, scopes = ['identify', 'sdk.social_layer', 'guilds', 'rpc']): Promise<Account> {
+/** `rpc` is asked for where it is granted: the test's own application is approved for it (startEnv). */
+export async function signedInAccount(env: Env, login: string, clientId = env.app.id, scopes = ['identify', 'sdk.social_layer', 'guilds', ...(clientId === env.app.id ? ['rpc'] : [])]): Promise<Account> {
   const page = new PageSession(env.url);
   await page.signUp(login);
   const token = await deviceSignIn({
