@@ -82,6 +82,11 @@ describe('guilds over IPC', () => {
     const other = await env.server.createApplication({ name: 'Another Game' });
     const otherToken = (await signedInAccount(env, 'guild_other_app', other.id)).token;
     expect(await code(rpc.request('AUTHENTICATE', { access_token: otherToken }))).toBe(RpcErrorCode.InvalidToken);
+    // A game signed in without rpc: the guild reads are refused for the scope (4006), not as unknown.
+    const noRpc = await env.server.store.tokens.issue(player.userId, env.app.id, ['identify', 'sdk.social_layer', 'guilds'], 3600);
+    await rpc.request('AUTHENTICATE', { access_token: noRpc });
+    expect(await code(rpc.request('GET_GUILD', { guild_id: guild.id }))).toBe(RpcErrorCode.InvalidPermissions);
+    expect(await code(rpc.request('GET_CHANNEL', { channel_id: channel.id }))).toBe(RpcErrorCode.InvalidPermissions);
     await rpc.request('AUTHENTICATE', { access_token: player.token });
     expect(await code(rpc.request('GET_GUILD', { guild_id: strangersGuild.id }))).toBe(RpcErrorCode.InvalidGuild);
     expect(await code(rpc.request('GET_GUILD', { guild_id: '123456789012345678' }))).toBe(RpcErrorCode.InvalidGuild);

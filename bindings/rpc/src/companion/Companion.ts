@@ -377,6 +377,7 @@ export class Companion implements RpcHandler {
     if (!state.auth) throw new RpcError(RpcErrorCode.InvalidPermissions, 'Not authenticated or invalid scope');
     if (typeof id !== 'string' || !/^\d{1,20}$/.test(id)) throw new RpcError(RpcErrorCode.InvalidGuild, 'Invalid guild id');
     const r = await this.rest.request('GET', `/guilds/${id}`, state.auth.token);
+    if (missingScope(r)) throw new RpcError(RpcErrorCode.InvalidPermissions, 'The game was not granted the rpc scope');
     if (r.status === 404 || r.status === 403) throw new RpcError(RpcErrorCode.InvalidGuild, 'Invalid guild id');
     if (r.status !== 200) throw this.restError(r);
     return r.body;
@@ -386,6 +387,7 @@ export class Companion implements RpcHandler {
     if (!state.auth) throw new RpcError(RpcErrorCode.InvalidPermissions, 'Not authenticated or invalid scope');
     if (typeof id !== 'string' || !/^\d{1,20}$/.test(id)) throw new RpcError(RpcErrorCode.InvalidChannel, 'Invalid channel id');
     const r = await this.rest.request('GET', `/channels/${id}`, state.auth.token);
+    if (missingScope(r)) throw new RpcError(RpcErrorCode.InvalidPermissions, 'The game was not granted the rpc scope');
     // Only channels of the player's guilds: DMs and lobbies are not served here.
     if (r.status === 404 || r.status === 403 || (r.status === 200 && !r.body?.guild_id)) throw new RpcError(RpcErrorCode.InvalidChannel, 'Invalid channel id');
     if (r.status !== 200) throw this.restError(r);
@@ -510,4 +512,9 @@ function channelDetail(c: any): unknown {
     voice_states: [],
     messages: [],
   };
+}
+
+/** The platform's refusal for a scope the token lacks (403 50026): the game's grant, not the guild. */
+function missingScope(r: RestReply): boolean {
+  return r.status === 403 && (r.body as { code?: unknown } | undefined)?.code === 50026;
 }
