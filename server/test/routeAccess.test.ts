@@ -201,7 +201,7 @@ describe('no way to a web app session or a wider token from outside', () => {
 });
 
 describe('the Gateway holds a game\'s token to what REST does', () => {
-  it('a game token without rpc hears none of the player\'s guilds; the web app and a token with rpc do', async () => {
+  it('a game token without rpc hears none of the player\'s guilds but its own voice state; the web app and a token with rpc hear them', async () => {
     const owner = (await t.guest('gateway-owner')).userId;
     const web = await t.server.store.tokens.issue(owner, (await t.server.store.applications.firstParty()).id, tokenScopes([...KNOWN_SCOPES]), 3600);
     const guild = (await t.req('POST', '/guilds', { token: web, body: { name: 'Heard' } })).body;
@@ -224,6 +224,12 @@ describe('the Gateway holds a game\'s token to what REST does', () => {
     await companion.gw.next((f) => f.t === 'MESSAGE_CREATE' && f.d.content === 'for guild members');
     await site.gw.next((f) => f.t === 'MESSAGE_CREATE' && f.d.content === 'for guild members');
     expect(game.gw.frames.filter((f) => f.t === 'GUILD_CREATE' || f.t === 'MESSAGE_CREATE')).toEqual([]);
+    // Its own voice state it does get: the SDK joins a guild voice channel as it joins a lobby call.
+    const voice = (await t.req('GET', `/guilds/${guild.id}/channels`, { token: web })).body.find((c: { type: number }) => c.type === 2);
+    game.gw.send({ op: 4, d: { guild_id: guild.id, channel_id: voice.id, self_mute: false, self_deaf: false } });
+    await game.gw.next((f) => f.t === 'VOICE_STATE_UPDATE' && f.d.user_id === owner && f.d.channel_id === voice.id);
+    await site.gw.next((f) => f.t === 'VOICE_STATE_UPDATE' && f.d.user_id === owner && f.d.channel_id === voice.id);
+    expect(game.gw.frames.filter((f) => f.t === 'GUILD_CREATE' || f.t === 'MESSAGE_CREATE' || (f.t === 'VOICE_STATE_UPDATE' && f.d.user_id !== owner))).toEqual([]);
     for (const s of [game, companion, site]) s.gw.terminate();
   });
 });

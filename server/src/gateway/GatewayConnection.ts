@@ -145,8 +145,9 @@ export class GatewayConnection {
     const meta = { kind: identity.kind, intents: (intents as number | undefined) ?? 0, capabilities: typeof capabilities === 'number' && Number.isInteger(capabilities) ? capabilities : 0 };
     await this.hub.register(session, meta);
     // Guild dispatches filtered by this session's intents and capabilities; READY lists the guilds as unavailable.
+    // A session that hears no guild still gets its own voice state (the SDK's guild voice call).
+    await this.hub.guilds?.attach(session, meta.intents, meta.capabilities, identity.user.bot === true, !identity.guildEvents);
     const guildHub = identity.guildEvents ? this.hub.guilds : undefined;
-    await guildHub?.attach(session, meta.intents, meta.capabilities, identity.user.bot === true);
     const guilds = guildHub ? await guildHub.readyGuilds(identity.user.id) : [];
     const ready: ReadyData = {
       v: GATEWAY_VERSION,

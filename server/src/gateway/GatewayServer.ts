@@ -22,7 +22,8 @@ export interface GatewayIdentity {
   /**
    * Whether the session hears its user's guilds (READY's guild list, GUILD_CREATE and the guild
    * dispatches): bots, the web app's session, and a game's token with `rpc` (the desktop
-   * companion). A game's token otherwise reads no guild over REST, so none on the Gateway either.
+   * companion). A game's token otherwise reads no guild over REST, so none on the Gateway either:
+   * only its own VOICE_STATE_UPDATE, which the SDK's guild voice call needs.
    */
   guildEvents: boolean;
 }
@@ -226,7 +227,7 @@ export class GatewayServer {
       }
       session.onFrame = (s, frame, u) => this.storeFrame(session, s, frame, u);
       session.restore(restored.frames, restored.missed, restored.seen);
-      if (identity.guildEvents) await this.guilds?.attach(session, claimed.intents, claimed.capabilities, identity.user.bot === true);
+      await this.guilds?.attach(session, claimed.intents, claimed.capabilities, identity.user.bot === true, !identity.guildEvents);
       return session;
     } catch (err) {
       // Redis or the database failed mid-rebuild (the client is closed with 4000): the half-built

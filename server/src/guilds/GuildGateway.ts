@@ -52,6 +52,11 @@ interface SessionGuildState {
   bot: boolean;
   /** Whether DM and group DM events reach it: bots and the first-party web app, no third-party Bearer token (privateChannels.mayUse). */
   dms: boolean;
+  /**
+   * A game's session that hears no guild (its token reads none over REST either): only its own
+   * VOICE_STATE_UPDATE reaches it, which the SDK's guild voice call needs to connect.
+   */
+  selfVoiceOnly: boolean;
 }
 
 /** All-members requests: 1 per guild per bot per 30 s (spec, Limits). */
@@ -103,7 +108,7 @@ export class GuildGateway {
    * Subscribes the session to its user's guild topic with its intent and capability filter.
    * `bot`: whether the user is a bot, when the caller already read the user (Identify did).
    */
-  async attach(session: Session, intents: number, capabilities: number, bot?: boolean): Promise<void> {
+  async attach(session: Session, intents: number, capabilities: number, bot?: boolean, selfVoiceOnly = false): Promise<void> {
     // Known before the first dispatch can arrive, so no message slips past the content rule.
     bot ??= (await this.services.store.users.get(session.userId))?.is_bot === 1;
     // The portal toggle turns obfuscation on for every bot session of the application.
@@ -113,7 +118,7 @@ export class GuildGateway {
     if (session.closed) return;
     const topic = guildUserTopic(session.userId);
     const unsubscribe = this.bus.subscribe(topic, (d) => this.deliver(session, d));
-    this.states.set(session.id, { intents, capabilities, unsubscribe, bot, dms });
+    this.states.set(session.id, { intents, capabilities, unsubscribe, bot, dms, selfVoiceOnly });
     await this.bus.whenSubscribed(topic);
   }
 
@@ -125,7 +130,7 @@ export class GuildGateway {
   /** One GUILD_CREATE per guild after READY (only with the GUILDS intent, as discord.js expects). */
   async sendGuildCreates(session: Session, guildIds: string[]): Promise<void> {
     const st = this.states.get(session.id);
-    if (!st || (st.intents & Intent.Guilds) === 0) return;
+    if (!st || st.selfVoiceOnly || (st.intents & Intent.Guilds) === 0) return;
     for (const id of guildIds) await this.sendGuildCreate(session, id, st);
   }
 
@@ -148,6 +153,7 @@ export class GuildGateway {
     const bar = d.t.indexOf('|');
     const t = bar < 0 ? d.t : d.t.slice(0, bar);
     const qualifier = bar < 0 ? '' : d.t.slice(bar + 1);
+    if (st.selfVoiceOnly && !(qualifier === 'self' && t === 'VOICE_STATE_UPDATE')) return;
     if (qualifier === 'build') {
       if ((st.intents & Intent.Guilds) !== 0) void this.sendGuildCreate(session, (JSON.parse(d.json) as { id: string }).id, st);
       return;
