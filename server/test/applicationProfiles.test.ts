@@ -128,6 +128,20 @@ describe('application profiles from external identities', () => {
     expect(user.application_profiles).toEqual([oidcProfile('prof-4', 'EPIC_ONLINE_SERVICES')]);
   });
 
+  it('PlayStation Network and game-services (Unity) ID tokens sign the same identity in, each with its provider type', async () => {
+    const idToken = await oidc.idToken('prof-6');
+    const first = (await exchange(idToken)).body.access_token as string;
+    const psn = await exchange(idToken, 'PLAYSTATION_NETWORK_ID_TOKEN');
+    expect(psn.status).toBe(200);
+    expect((await me(psn.body.access_token)).id).toBe((await me(first)).id);
+    expect((await me(psn.body.access_token)).application_profiles).toEqual([oidcProfile('prof-6', 'OIDC')]);
+    const unity = await exchange(idToken, 'UNITY_SERVICES_ID_TOKEN');
+    expect(unity.status).toBe(200);
+    expect((await me(unity.body.access_token)).application_profiles).toEqual([oidcProfile('prof-6', 'UNITY')]);
+    // A token that is not a provider's ID token is refused under either type.
+    for (const type of ['PLAYSTATION_NETWORK_ID_TOKEN', 'UNITY_SERVICES_ID_TOKEN']) expect((await exchange('not-a-jwt', type)).status, type).toBeGreaterThanOrEqual(400);
+  });
+
   it('device IDs get no profile (a device ID is a credential, never shown as an issued ID)', async () => {
     const before = await profileRows();
     const guest = await t.guest('Device Player');

@@ -243,6 +243,10 @@ describe('discord.js bot with slash, user and message commands', () => {
     });
     expect((await invoke({ type: 3, message_id: msg.d.id, data: { custom_id: 'who', component_type: 5, values: [user.userId] } })).status).toBe(200);
     await pickedUser;
+    // The raw payload too: a resolved channel carries app_permissions, the bot's in that channel.
+    const raw: any[] = [];
+    const onRaw = (packet: any) => void (packet.t === 'INTERACTION_CREATE' && raw.push(packet.d));
+    bot.on('raw', onRaw);
     const pickedChannel = nextInteraction(async (i) => {
       if (!i.isChannelSelectMenu()) throw new Error('expected a channel select');
       expect(i.channels.first()!.id).toBe(channelId);
@@ -250,6 +254,10 @@ describe('discord.js bot with slash, user and message commands', () => {
     });
     expect((await invoke({ type: 3, message_id: msg.d.id, data: { custom_id: 'where', component_type: 8, values: [channelId] } })).status).toBe(200);
     await pickedChannel;
+    bot.off('raw', onRaw);
+    const resolvedChannel = raw.find((d) => d.data?.custom_id === 'where')?.data?.resolved?.channels?.[channelId];
+    expect(resolvedChannel?.app_permissions).toMatch(/^\d+$/);
+    expect(BigInt(resolvedChannel.app_permissions) & 1024n).toBe(1024n); // VIEW_CHANNEL
     // An ID that is not a member is refused before the bot hears of it.
     expect((await invoke({ type: 3, message_id: msg.d.id, data: { custom_id: 'who', component_type: 5, values: ['123'] } })).status).toBe(400);
   });

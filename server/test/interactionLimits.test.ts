@@ -173,6 +173,30 @@ for (const { name: dbName, config } of databaseConfigs()) {
         // A modal cannot answer a modal submit.
         expect((await callback(got, modal(label(text())))).body.errors.type._errors[0].code).toBe('INTERACTION_RESPONSE_TYPE_INVALID');
       });
+
+      it('accepts a Text Display, a Checkbox and the user, role, mentionable and channel selects; their values reach the bot', async () => {
+        const i = await invoke(bot, cmd, { nonce: 'm-kinds' });
+        const r = await callback(i, modal(
+          { type: 10, content: 'Read this first' },
+          label({ type: 23, custom_id: 'agree' }),
+          label({ type: 5, custom_id: 'who' }),
+          label({ type: 8, custom_id: 'where', required: false }),
+          label({ type: 6, custom_id: 'role', required: false }),
+        ));
+        expect(r.status).toBe(204);
+        const submit = await t.req('POST', '/interactions', { token: user.token, body: { type: 5, channel_id: channelId, data: { id: i.id, custom_id: 'm', values: { agree: true, who: [user.userId], where: [channelId], role: [] } } } });
+        expect(submit.status).toBe(200);
+        const got = (await bot.next((f) => f.t === 'INTERACTION_CREATE' && f.d.id === submit.body.id)).d;
+        const inner = got.data.components.filter((c: { type: number }) => c.type === 18).map((c: { component: unknown }) => c.component);
+        expect(inner).toEqual([
+          expect.objectContaining({ type: 23, custom_id: 'agree', value: true }),
+          expect.objectContaining({ type: 5, custom_id: 'who', values: [user.userId] }),
+          expect.objectContaining({ type: 8, custom_id: 'where', values: [channelId] }),
+          expect.objectContaining({ type: 6, custom_id: 'role', values: [] }),
+        ]);
+        const mentionable = await invoke(bot, cmd, { nonce: 'm-mention' });
+        expect((await callback(mentionable, modal(label({ type: 7, custom_id: 'anyone' })))).status).toBe(204);
+      });
     });
 
     describe('deadlines and the token', () => {

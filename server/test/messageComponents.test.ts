@@ -49,6 +49,12 @@ describe('components', () => {
       expect([link.status, link.body.errors?.components['0'].components['0'].url._errors[0].code], url).toEqual([400, code]);
     }
     expect((await send({ content: 'x', components: [{ type: 1, components: [{ type: 2, style: 5, label: 'go', url: 'discord://-/channels/1/2' }] }] })).status).toBe(200);
+    // `required` is a modal field: on a String Select in a message it is ignored, whatever it says.
+    for (const required of [true, false]) {
+      const select = await send({ content: 'pick one', components: [{ type: 1, components: [{ type: 3, custom_id: `req-${required}`, options: [{ label: 'A', value: 'a' }], required }] }] });
+      expect(select.status, String(required)).toBe(200);
+      expect(select.body.components[0].components[0]).toMatchObject({ type: 3, custom_id: `req-${required}` });
+    }
     const v2TypeWithoutFlag = await send({ content: 'x', components: [text('hello')] });
     expect(v2TypeWithoutFlag.body.errors.components['0'].type._errors[0].code).toBe('COMPONENT_TYPE_INVALID');
   });

@@ -10,6 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  ActivityInvite,
   AudioSystem,
   AvatarType,
   Client,
@@ -311,6 +312,20 @@ describe('users without a server', () => {
     validation(() => c.registerLaunchSteamApplication(APP, 2 ** 32));
     validation(() => c.registerLaunchSteamApplication('x', 480));
     expect(c.registerLaunchSteamApplication(APP, 480)).toBe(true);
+  });
+
+  it('setApplicationId checks and keeps the ID; registerLaunchCommand takes http(s) game URLs only, and invites then link to them', () => {
+    const c = client({ apiBase: 'http://127.0.0.1:9' });
+    c.setApplicationId(APP);
+    expect(c.getApplicationId()).toBe(APP);
+    validation(() => c.setApplicationId('not-an-id'));
+    expect(c.getApplicationId()).toBe(APP);
+    for (const bad of ['javascript:alert(1)', 'steam://run/480', 'not a url', '']) expect(c.registerLaunchCommand(APP, bad), bad).toBe(false);
+    expect(c.registerLaunchCommand('x', 'https://game.example/play')).toBe(false);
+    expect(c.registerLaunchCommand(APP, 'https://game.example/play?mode=coop')).toBe(true);
+    // An invite the server sent without its own deep link gets one from the launch URL.
+    const invite = ActivityInvite.fromWire({ id: '42', sender_id: '7', channel_id: '8', type: 1, application_id: APP, party_id: 'p', session_id: 's', is_valid: true } as never, 'https://game.example/play?mode=coop');
+    expect(invite.url()).toBe('https://game.example/play?mode=coop&invite=42');
   });
 
   it('avatarUrl: the default avatar without a hash, the type by animation, size checked', () => {
