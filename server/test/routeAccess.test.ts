@@ -161,6 +161,14 @@ describe('the attack run\'s reproduction: a game granted guilds alone', () => {
     const list = await t.req('GET', '/users/@me/guilds', { token: game });
     expect(list.status).toBe(200);
     expect(list.body.map((g: { id: string }) => g.id)).toContain(guild.body.id);
+    // The player's own member object is what guilds.members.read grants, and nothing more.
+    expect((await t.req('GET', `/users/@me/guilds/${guild.body.id}/member`, { token: game })).body.code).toBe(50026);
+    const reader = await gameToken(['guilds.members.read']);
+    const member = await t.req('GET', `/users/@me/guilds/${guild.body.id}/member`, { token: reader });
+    expect(member.status).toBe(200);
+    expect(member.body.user.id).toBe(userId);
+    expect((await t.req('GET', `/guilds/${guild.body.id}/members/${userId}`, { token: reader })).body.code).toBe(50001);
+    expect((await t.req('GET', `/users/@me/guilds/${ID}/member`, { token: reader })).status).toBe(404);
   });
 
   it('a token holding only guilds does not read the user or a lobby', async () => {

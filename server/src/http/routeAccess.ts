@@ -61,6 +61,7 @@ const table: Record<string, RouteAccess> = {
   [`PATCH ${V}/users/@me`]: user(SDK),
   [`GET ${V}/users/:userId/application-profiles`]: userOrBot('identify'),
   [`GET ${V}/users/@me/guilds`]: userOrBot('guilds'),
+  [`GET ${V}/users/@me/guilds/:guild_id/member`]: user('guilds.members.read'),
   [`GET ${V}/users/@me/connections`]: user('connections'),
   [`DELETE ${V}/users/@me/guilds/:guild_id`]: MANAGE,
   [`PUT ${V}/users/@me/primary-guild`]: SESSION,

@@ -52,6 +52,13 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
     return s.members.getMember(caller.userId, req.params.guild_id, req.params.user_id === '@me' ? caller.userId : req.params.user_id);
   });
 
+  // Get Current User Guild Member: what the `guilds.members.read` scope grants a game (the
+  // player's own member object in one of their guilds; 10004 where they are not a member).
+  r.get('/api/v10/users/@me/guilds/:guild_id/member', { schema: { response: { 200: Described('GuildMember') }, params: GuildParams }, config: { rateLimit: MEMBER_READ } }, async (req) => {
+    const caller = await guildCaller(req, ctx);
+    return s.members.getMember(caller.userId, req.params.guild_id, caller.userId);
+  });
+
   r.patch('/api/v10/guilds/:guild_id/members/:user_id', {
     schema: { response: { 200: Described('GuildMember') },
       params: MemberParams,
