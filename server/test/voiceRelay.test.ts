@@ -291,6 +291,29 @@ describe('voice sessions', () => {
     leaveAll();
   });
 
+  it('on versions before 8 a resume takes up from now: nothing missed is replayed', async () => {
+    const ca = await participant(a);
+    ca.voice.terminate();
+    await ca.voiceClosed();
+    const cb = await participant(b);
+    const ws = new (await import('ws')).default(`ws://${ca.endpoint}?v=7`);
+    const frames: any[] = [];
+    ws.on('message', (d: Buffer, isBinary) => {
+      if (!isBinary) frames.push(JSON.parse(d.toString()));
+    });
+    await new Promise((r) => ws.once('open', r));
+    await expect.poll(() => frames.some((f) => f.op === 8 && f.d.v === 7)).toBe(true);
+    ws.send(JSON.stringify({ op: 7, d: { server_id: lobbyId, session_id: ca.sessionId, token: ca.voiceToken, seq_ack: -1 } }));
+    await expect.poll(() => frames.some((f) => f.op === 9)).toBe(true);
+    // The heartbeat's ACK comes after anything the resume would have replayed, on the same socket.
+    ws.send(JSON.stringify({ op: 3, d: { t: 7, seq_ack: -1 } }));
+    await expect.poll(() => frames.some((f) => f.op === 6)).toBe(true);
+    expect(frames.filter((f) => (f.op === 11 && f.d.user_ids.includes(b.userId)) || (f.op === 5 && f.d.user_id === b.userId))).toEqual([]);
+    ws.close(1000);
+    void cb;
+    leaveAll();
+  });
+
   it('refuses a resume of an unknown session with 4006', async () => {
     const c = await RawVoiceClient.request(t, a.token, lobbyId);
     clients.push(c);
