@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../ServerContext.ts';
 import { expandScopes } from '../auth/Principal.ts';
 import { ApiError, Errors } from './ApiError.ts';
@@ -24,15 +24,20 @@ export function installRouteAccess(app: FastifyInstance, ctx: ServerContext): vo
     if (!isApiRoute(route.url)) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     // Every method, HEAD included (it is its GET's declaration): nothing under /api goes unjudged.
+    // Kept in the route's config, so a request reads its declaration without building a key.
+    const access: Record<string, RouteAccess> = {};
     for (const method of methods) {
-      if (!accessOf(method, route.url)) throw new Error(`${method} ${route.url} declares no access: add it to server/src/http/routeAccess.ts`);
+      const declared = accessOf(method, route.url);
+      if (!declared) throw new Error(`${method} ${route.url} declares no access: add it to server/src/http/routeAccess.ts`);
+      access[method] = declared;
     }
+    route.config = { ...(route.config ?? {}), access } as typeof route.config;
   });
 
   app.addHook('preParsing', async (req) => {
     const url = req.routeOptions.url;
     if (url === undefined || !isApiRoute(url) || req.method === 'OPTIONS') return;
-    const access = accessOf(req.method, url);
+    const access = declarationOf(req);
     // Registration refuses undeclared routes; were one to get through, it would take nobody.
     if (!access) throw refused('any credential');
     if (access.open || req.headers.authorization === undefined) return;
@@ -55,10 +60,14 @@ export function installRouteAccess(app: FastifyInstance, ctx: ServerContext): vo
   app.addHook('preValidation', async (req) => {
     const url = req.routeOptions.url;
     if (url === undefined || !isApiRoute(url) || req.method === 'OPTIONS') return;
-    const access = accessOf(req.method, url);
+    const access = declarationOf(req);
     if (!access || access.open) return;
     if (req.headers.authorization === undefined || !(await resolvePrincipal(req, ctx.store))) throw Errors.unauthorized();
   });
+}
+
+function declarationOf(req: FastifyRequest): RouteAccess | undefined {
+  return (req.routeOptions.config as { access?: Record<string, RouteAccess> } | undefined)?.access?.[req.method];
 }
 
 function refused(kind: string): ApiError {

@@ -200,16 +200,20 @@ export class MessageService {
    * all again with the body.
    */
   async mayUpload(caller: MessageCaller, channelId: string): Promise<void> {
-    const { channel, perms } = await this.access(caller, channelId, { send: true });
-    if (!TEXT_CHANNEL_TYPES.has(channel.type)) throw E.notText();
-    if (!has(perms, Permission.SendMessages)) throw this.privates.of(channel) ? new ApiError(403, 50007, 'Cannot send messages to this user') : E.missingPermissions();
+    const { perms } = await this.postable(caller, channelId);
     if (!has(perms, Permission.AttachFiles)) throw E.missingPermissions();
   }
 
+  /** The channel the caller may post in: a text channel where they hold SEND_MESSAGES. */
+  private async postable(caller: MessageCaller, channelId: string): Promise<Awaited<ReturnType<MessageService['access']>>> {
+    const found = await this.access(caller, channelId, { send: true });
+    if (!TEXT_CHANNEL_TYPES.has(found.channel.type)) throw E.notText();
+    if (!has(found.perms, Permission.SendMessages)) throw this.privates.of(found.channel) ? new ApiError(403, 50007, 'Cannot send messages to this user') : E.missingPermissions();
+    return found;
+  }
+
   async create(caller: MessageCaller, channelId: string, body: CreateMessageBody, uploads: UploadedFile[] = []): Promise<APIMessage> {
-    const { view, channel, perms } = await this.access(caller, channelId, { send: true });
-    if (!TEXT_CHANNEL_TYPES.has(channel.type)) throw E.notText();
-    if (!has(perms, Permission.SendMessages)) throw this.privates.of(channel) ? new ApiError(403, 50007, 'Cannot send messages to this user') : E.missingPermissions();
+    const { view, channel, perms } = await this.postable(caller, channelId);
 
     const ref = body.message_reference;
     const forwarding = ref?.type === 1;

@@ -45,14 +45,26 @@ export function checkEmbedTotal(embeds: APIEmbed[], path: (string | number)[] = 
  * schema's 50035 tree under that path, then the total. Returns them typed.
  */
 export function checkEmbedsAt(prefix: (string | number)[], embeds: unknown): APIEmbed[] {
-  let schema: Parameters<typeof parseWith>[0] = Type.Object({ embeds: Embeds });
   let value: unknown = { embeds };
-  for (const key of [...prefix].reverse()) {
-    schema = Type.Object({ [String(key)]: schema });
-    value = { [String(key)]: value };
-  }
-  parseWith(schema, value);
+  for (const key of [...prefix].reverse()) value = { [String(key)]: value };
+  parseWith(schemaAt(prefix), value);
   const checked = embeds as APIEmbed[];
   checkEmbedTotal(checked, [...prefix, 'embeds']);
   return checked;
+}
+
+/**
+ * `{prefix...: {embeds}}` as a schema, made once per prefix: the validator compiles a schema once
+ * per schema object, so a new object on every response would compile on every response.
+ */
+const schemasAt = new Map<string, Parameters<typeof parseWith>[0]>();
+function schemaAt(prefix: (string | number)[]): Parameters<typeof parseWith>[0] {
+  const key = prefix.join('\u0000');
+  let schema = schemasAt.get(key);
+  if (!schema) {
+    schema = Type.Object({ embeds: Embeds });
+    for (const part of [...prefix].reverse()) schema = Type.Object({ [String(part)]: schema });
+    schemasAt.set(key, schema);
+  }
+  return schema;
 }

@@ -7,10 +7,9 @@ import { announceParticipants, embeddedEnded, expireWithGatewaySession } from '.
 import { watchLobbyMembership } from '../../activities/activityLobbyMembership.ts';
 import { Errors } from '../ApiError.ts';
 import { DEFAULT_EVERYONE_PERMISSIONS } from '../../guilds/permissions.ts';
-import { authenticate, requireBearer } from '../auth.ts';
+import { authenticate, isFirstParty, requireBearer } from '../auth.ts';
 import { ActivitySchema, BEARER, BOT, IdParam, NoContent, NotFound, Snowflake, Type, type TypeBoxTypeProvider } from '../schemas/index.ts';
 import { ActivityBody } from '../../social/activityCheck.ts';
-import { isFirstPartyApp } from './appActsFor.ts';
 import { requireOwnBot } from './commerceRouteHelpers.ts';
 
 const TAGS = ['activities'];
@@ -77,7 +76,7 @@ export function activityRoutes(app: FastifyInstance, ctx: ServerContext): void {
   };
   /** Only the platform's first-party client launches activities for a user. */
   const firstPartyUser = async (applicationId: string) => {
-    if (!(await isFirstPartyApp(ctx.store, applicationId))) throw Errors.missingAccess();
+    if (!(await isFirstParty(ctx.store, applicationId))) throw Errors.missingAccess();
   };
 
   r.get(

@@ -5,7 +5,7 @@ import { readMultipartBody } from '../multipartBody.ts';
 import type { Upload } from '../../interactions/InteractionMessages.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { ApiError } from '../ApiError.ts';
-import { authenticate } from '../auth.ts';
+import { authenticate, isFirstParty } from '../auth.ts';
 import { CallbackType } from '../../interactions/interactionWire.ts';
 import { BEARER, NoContent, OptionalBody, QueryBool, Type, type TypeBoxTypeProvider, isTrue, parseWith } from '../schemas/index.ts';
 import type { InteractionService, Invoker } from '../../interactions/InteractionService.ts';
@@ -47,7 +47,7 @@ async function invoker(req: FastifyRequest, ctx: ServerContext): Promise<Invoker
   const p = await authenticate(req, ctx.store);
   if (p.kind !== 'bearer') throw new ApiError(403, 20001, 'Bots cannot use this endpoint');
   if (!p.scopes.includes('guilds')) throw new ApiError(403, 50001, 'Missing Access: the token lacks the guilds scope');
-  if ((await ctx.store.applications.get(p.applicationId))?.first_party !== 1) throw new ApiError(403, 50001, 'Missing Access: only the web app invokes interactions');
+  if (!(await isFirstParty(ctx.store, p.applicationId))) throw new ApiError(403, 50001, 'Missing Access: only the web app invokes interactions');
   const locale = typeof req.headers['x-discord-locale'] === 'string' ? req.headers['x-discord-locale'] : undefined;
   return { userId: p.userId, applicationId: p.applicationId, ...(locale && /^[a-zA-Z-]{2,10}$/.test(locale) ? { locale } : {}) };
 }

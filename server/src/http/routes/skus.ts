@@ -6,6 +6,7 @@ import type { ServerContext } from '../../ServerContext.ts';
 import { CommerceErrors, SkuFlags, SkuType } from '../../commerce/index.ts';
 import { ApiError } from '../ApiError.ts';
 import { authenticate, requireBearer } from '../auth.ts';
+import { tokenActsForApp } from './appActsFor.ts';
 import { BEARER, BEARER_OR_BOT as BOT_OR_BEARER, HtmlPage, Nullable, Redirect, Type, type TypeBoxTypeProvider } from '../schemas/index.ts';
 import { storefrontRoutes } from './storefront.ts';
 import { AppParams, COMMERCE_READ, EntitlementSchema, requireOwnBot, SkuParams, SkuSchema, SubscriptionSchema, TAGS } from './commerceRouteHelpers.ts';
@@ -30,7 +31,7 @@ export function skuRoutes(app: FastifyInstance, ctx: ServerContext): void {
         return ctx.commerce.listSkus(req.params.applicationId);
       }
       // A player (the game's own token, or the platform's web app store page) sees what is on sale.
-      if (p.applicationId !== req.params.applicationId && (await ctx.store.applications.get(p.applicationId))?.first_party !== 1) throw new ApiError(403, 50001, 'Missing Access');
+      if (!(await tokenActsForApp(ctx.store, p.applicationId, req.params.applicationId))) throw new ApiError(403, 50001, 'Missing Access');
       return (await ctx.commerce.listSkus(req.params.applicationId)).filter((s) => (s.flags & SkuFlags.Available) !== 0);
     },
   );
@@ -51,7 +52,7 @@ export function skuRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const p = requireBearer(await authenticate(req, ctx.store));
       // A game's token buys only that game's SKUs; the platform's own web app may buy any.
       const sku = await ctx.store.skus.get(req.params.skuId);
-      if (sku && sku.application_id !== p.applicationId && (await ctx.store.applications.get(p.applicationId))?.first_party !== 1) throw CommerceErrors.unknownSku();
+      if (sku && !(await tokenActsForApp(ctx.store, p.applicationId, sku.application_id))) throw CommerceErrors.unknownSku();
       return ctx.commerce.checkout.checkout(p.userId, req.params.skuId);
     },
   );

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../../ServerContext.ts';
 import type { Principal } from '../../auth/Principal.ts';
-import { authenticate, requireBearer, requireBot } from '../auth.ts';
+import { authenticate, isFirstParty, requireBearer, requireBot } from '../auth.ts';
 import { BEARER, BOT, IdParam, Snowflake, Type, type TypeBoxTypeProvider } from '../schemas/index.ts';
 import { COMMERCE_READ, COMMERCE_WRITE, PageLimit, SkuParams, SubscriptionParams, SubscriptionSchema, TAGS } from './commerceRouteHelpers.ts';
 
@@ -54,7 +54,7 @@ export function userSubscriptionRoutes(app: FastifyInstance, ctx: ServerContext)
     { schema: { summary: 'My subscriptions (ours): every game\'s for the web app, one game\'s for its token', tags: TAGS, security: BEARER, response: { 200: Type.Array(SubscriptionSchema) } }, config: COMMERCE_READ },
     async (req) => {
       const p = requireBearer(await authenticate(req, ctx.store));
-      const firstParty = (await ctx.store.applications.get(p.applicationId))?.first_party === 1;
+      const firstParty = await isFirstParty(ctx.store, p.applicationId);
       return ctx.commerce.userSubscriptions(p.userId, firstParty ? undefined : p.applicationId);
     },
   );
