@@ -267,18 +267,28 @@ describe('media relay', () => {
 });
 
 describe('voice sessions', () => {
-  it('resumes after the voice socket drops, replaying missed messages', async () => {
+  /**
+   * A's voice socket drops, B joins meanwhile, and A comes back on a new socket of `version` that
+   * sends Resume: the new socket and the text frames it received.
+   */
+  async function resumedAfterB(version: number) {
     const ca = await participant(a);
     ca.voice.terminate();
     await ca.voiceClosed();
     const cb = await participant(b);
-    const ws = new (await import('ws')).default(`ws://${ca.endpoint}?v=8`);
+    const ws = new (await import('ws')).default(`ws://${ca.endpoint}?v=${version}`);
     const frames: any[] = [];
     ws.on('message', (d: Buffer, isBinary) => {
       if (!isBinary) frames.push(JSON.parse(d.toString()));
     });
     await new Promise((r) => ws.once('open', r));
+    await expect.poll(() => frames.some((f) => f.op === 8 && f.d.v === version)).toBe(true);
     ws.send(JSON.stringify({ op: 7, d: { server_id: lobbyId, session_id: ca.sessionId, token: ca.voiceToken, seq_ack: -1 } }));
+    return { ca, cb, ws, frames };
+  }
+
+  it('resumes after the voice socket drops, replaying missed messages', async () => {
+    const { ca, cb, ws, frames } = await resumedAfterB(8);
     await expect.poll(() => frames.some((f) => f.op === 9)).toBe(true);
     await expect.poll(() => frames.some((f) => f.op === 11 && f.d.user_ids.includes(b.userId))).toBe(true);
     await expect.poll(() => frames.some((f) => f.op === 5 && f.d.user_id === b.userId)).toBe(true);
@@ -292,18 +302,7 @@ describe('voice sessions', () => {
   });
 
   it('on versions before 8 a resume takes up from now: nothing missed is replayed', async () => {
-    const ca = await participant(a);
-    ca.voice.terminate();
-    await ca.voiceClosed();
-    const cb = await participant(b);
-    const ws = new (await import('ws')).default(`ws://${ca.endpoint}?v=7`);
-    const frames: any[] = [];
-    ws.on('message', (d: Buffer, isBinary) => {
-      if (!isBinary) frames.push(JSON.parse(d.toString()));
-    });
-    await new Promise((r) => ws.once('open', r));
-    await expect.poll(() => frames.some((f) => f.op === 8 && f.d.v === 7)).toBe(true);
-    ws.send(JSON.stringify({ op: 7, d: { server_id: lobbyId, session_id: ca.sessionId, token: ca.voiceToken, seq_ack: -1 } }));
+    const { cb, ws, frames } = await resumedAfterB(7);
     await expect.poll(() => frames.some((f) => f.op === 9)).toBe(true);
     // The heartbeat's ACK comes after anything the resume would have replayed, on the same socket.
     ws.send(JSON.stringify({ op: 3, d: { t: 7, seq_ack: -1 } }));
