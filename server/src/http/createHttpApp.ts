@@ -5,6 +5,7 @@ import { ApiError, Errors } from './ApiError.ts';
 import { httpServerOptions } from './connectionLimits.ts';
 import { installRateLimits } from './rateLimitHooks.ts';
 import { installRouteAccess } from './accessHooks.ts';
+import { installJsonContentType } from './jsonContentType.ts';
 import { lazyRequestLoggerFactory } from '../log/lazyRequestLogger.ts';
 import { isClientAbort, RequestLogController } from '../log/RequestLogController.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
@@ -60,6 +61,8 @@ export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Bu
   // listener speaks HTTPS, so the Gateway and the voice gateway upgrade to wss on it too.
   const transport = tls ? { https: { ...serverOptions.http, key: tls.key, cert: tls.cert } } : {};
   const app = Fastify({ loggerInstance: ctx.log as FastifyBaseLogger, childLoggerFactory: lazyRequestLoggerFactory, logController: new RequestLogController(), ...serverOptions, ...transport, bodyLimit: Limits.httpBodyMaxBytes, trustProxy: false, frameworkErrors }) as unknown as FastifyInstance;
+  // Before any route: JSON answers say `application/json` with no charset, as the public API does.
+  installJsonContentType(app);
   // Before any route: every route gets a budget, keyed on the resolved principal (rateLimitHooks.ts).
   installRateLimits(app, ctx);
   // Then who may call each route (routeAccess.ts): kinds and scopes before the body is read.
