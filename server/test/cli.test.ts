@@ -39,8 +39,10 @@ describe('social-layer CLI', () => {
       const res = await fetch(`http://127.0.0.1:${port}/api/v10/gateway`);
       expect(await res.json()).toEqual({ url: `ws://127.0.0.1:${port}/gateway` });
       const cfg = await (await fetch(`http://127.0.0.1:${port}/games/config.json`)).json();
+      // The handlers are in before the banner: the signal always reaches the server's close().
       child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      const code = await new Promise((r) => child.once('exit', r));
+      expect(code, out).toBe(0);
       return { out, cfg };
     };
     const first = await run();

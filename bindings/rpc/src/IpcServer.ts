@@ -69,6 +69,11 @@ export class IpcServer {
     const server = this.server;
     this.server = undefined;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.removeSocketFile();
+  }
+
+  /** Removes the socket file this server made, if it is still ours; synchronous, safe to repeat. */
+  removeSocketFile(): void {
     const path = this.boundPath;
     if (path && this.boundInode !== undefined) {
       // Only the file we made: a newer companion may have replaced it after we were stopped.

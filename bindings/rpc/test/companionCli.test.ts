@@ -46,6 +46,11 @@ function companionProcess(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Run
   return { child, output: () => out, exited };
 }
 
+/**
+ * SIGTERM, then the exit code. The companion installs its handlers before it prints "Companion
+ * listening on", so once a test has seen that line the signal always reaches stop() (exit 0, socket
+ * removed); -1 means the signal's default action killed it.
+ */
 async function stop(run: Run): Promise<number> {
   run.child.kill('SIGTERM');
   return run.exited;
@@ -134,7 +139,9 @@ describe('social-layer companion', () => {
 
   it('signs in with the device flow on first run and keeps the token in the config folder with mode 0600', async () => {
     const config = tempDir('sl-cfg-');
-    const run = companionProcess(['--server', env.url, '--client-id', env.app.id, '--no-browser'], { XDG_CONFIG_HOME: config });
+    const runtimeDir = tempDir('sl-xdg-');
+    const socket = join(runtimeDir, 'social-layer-ipc-0');
+    const run = companionProcess(['--server', env.url, '--client-id', env.app.id, '--no-browser'], { XDG_CONFIG_HOME: config, XDG_RUNTIME_DIR: runtimeDir });
     const url = await waitFor(() => /open (\S+\/activate\?user_code=\S+)/.exec(run.output())?.[1], 'the sign-in URL', 30_000);
     const page = new PageSession(env.url);
     await page.signUp('cli_newcomer');
@@ -146,12 +153,16 @@ describe('social-layer companion', () => {
     const file = join(config, 'social-layer', 'companion-tokens.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(config, 'social-layer')).mode & 0o777).toBe(0o700);
+    expect(existsSync(socket)).toBe(true);
     expect(await stop(run)).toBe(0);
+    expect(existsSync(socket)).toBe(false);
 
     // The next start uses the stored token: no sign-in.
-    const again = companionProcess(['--server', env.url], { XDG_CONFIG_HOME: config });
+    const again = companionProcess(['--server', env.url], { XDG_CONFIG_HOME: config, XDG_RUNTIME_DIR: runtimeDir });
     await waitFor(() => again.output().includes('Companion listening on'), 'the second start', 30_000);
     expect(again.output()).not.toContain('to sign in');
+    expect(existsSync(socket)).toBe(true);
     expect(await stop(again)).toBe(0);
+    expect(existsSync(socket)).toBe(false);
   });
 });

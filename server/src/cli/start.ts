@@ -71,7 +71,7 @@ export const start: CliCommand = {
     const tls = tlsSetting(values, dev);
     // Loaded here, not at the top: the data commands need none of the server and start faster.
     const { startServer } = await import('../startServer.ts');
-    const server = await startServer({
+    const starting = startServer({
       port,
       dataDir: dir,
       host: (values.host as string | undefined) ?? process.env.SOCIAL_LAYER_HOST ?? '127.0.0.1',
@@ -89,6 +89,23 @@ export const start: CliCommand = {
         ? { attachmentsS3: { bucket: values['s3-bucket'] as string, ...(values['s3-endpoint'] ? { endpoint: values['s3-endpoint'] as string } : {}), ...(values['s3-region'] ? { region: values['s3-region'] as string } : {}) } }
         : {}),
     });
+    // The signal handlers go in before the server listens and before any banner, so SIGINT/SIGTERM
+    // at any moment from here on closes the server (sockets, database) and exits 0, never the
+    // default action that kills it mid-write. A signal during start-up waits for it to finish.
+    let closing: Promise<void> | undefined;
+    const stop = () => {
+      closing ??= starting.then(
+        (s) => s.close(),
+        () => undefined,
+      );
+      closing.then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    const server = await starting;
 
     // First start: make a development application and show its credentials this once. The
     // operator made it, so it is approved: the samples run on production budgets.
@@ -113,11 +130,6 @@ export const start: CliCommand = {
     // Only what is really served: with --games, the scaffolded games, not the bundled samples.
     const { BUNDLED_SAMPLES_DIR, gamesBanner, hostedGames } = await import('../http/routes/games.ts');
     io.out(`${gamesBanner(server.url, hostedGames(games ? resolve(games) : BUNDLED_SAMPLES_DIR))}Developer portal: ${server.url}/developers\n`);
-    const stop = () => {
-      server.close().then(() => process.exit(0), () => process.exit(1));
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
     return -1;
   },
 };

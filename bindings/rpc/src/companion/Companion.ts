@@ -127,6 +127,11 @@ export class Companion implements RpcHandler {
     return path;
   }
 
+  /** Removes our socket file now, synchronously (for process exit, when nothing async runs). */
+  removeSocket(): void {
+    this.ipc.removeSocketFile();
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.refreshTimer);
     this.pids.stop();

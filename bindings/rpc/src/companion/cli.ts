@@ -116,21 +116,35 @@ export async function runCompanion(values: CompanionCliValues): Promise<number> 
       }
     },
   });
-  try {
-    await companion.start();
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n`);
-    return 1;
-  }
-  // Tests and scripts wait for this line on stdout.
-  process.stdout.write(`Companion listening on ${companion.socketPath}\n`);
+  // The signal handlers go in before the socket exists and before the "listening" line, so a
+  // SIGINT/SIGTERM at any moment after start-up begins ends in stop() (socket removed, exit 0),
+  // never in the default action that kills the process and leaves the socket behind. A signal
+  // during start() waits for it, so the socket it is about to make is removed too.
+  const starting = companion.start();
+  let stopping: Promise<void> | undefined;
   const stop = () => {
-    companion.stop().then(
+    stopping ??= starting.then(
+      () => companion.stop(),
+      () => companion.stop(),
+    );
+    stopping.then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // Whatever else ends the process (an uncaught error, process.exit elsewhere), the socket goes.
+  process.once('exit', () => companion.removeSocket());
+  try {
+    await starting;
+  } catch (err) {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    process.stderr.write(`${(err as Error).message}\n`);
+    return 1;
+  }
+  // Tests and scripts wait for this line on stdout.
+  process.stdout.write(`Companion listening on ${companion.socketPath}\n`);
   return -1;
 }
