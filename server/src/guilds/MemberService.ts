@@ -224,13 +224,46 @@ export class MemberService {
     if (!user) throw GuildErrors.unknownUser();
     const target = await this.store.guildMembers.get(guildId, targetId);
     if (targetId === userId || (target && !this.outranks(v, target.roles, targetId)) || targetId === v.guild.owner_id) throw GuildErrors.missingPermissions();
+    await this.banOne(userId, guildId, user, target !== undefined, reason, audit);
+  }
+
+  /**
+   * Bulk Guild Ban: up to 200 users (the route checks the count), BAN_MEMBERS and MANAGE_GUILD.
+   * Each is banned as by the single route; those that cannot be (unknown users, the caller, the
+   * owner, members at or above the caller, and users already banned) are `failed_users`. None
+   * banned is 500000, as publicly. One GUILD_BAN_ADD (and audit entry) per ban.
+   */
+  async bulkBan(userId: string, guildId: string, targetIds: string[], reason: string | null, audit: AuditScope | null = null): Promise<{ banned_users: string[]; failed_users: string[] }> {
+    const v = await viewGuild(this.store, guildId, userId);
+    v.require(Permission.BanMembers | Permission.ManageGuild);
+    const users = await this.store.users.getMany(targetIds);
+    const banned: string[] = [];
+    const failed: string[] = [];
+    for (const id of targetIds) {
+      const user = users.get(id);
+      const target = user ? await this.store.guildMembers.get(guildId, id) : undefined;
+      const bannable = user && id !== userId && id !== v.guild.owner_id && (!target || this.outranks(v, target.roles, id)) && !(await this.store.guildMembers.ban(guildId, id));
+      if (!bannable) {
+        failed.push(id);
+        continue;
+      }
+      await this.banOne(userId, guildId, user, target !== undefined, reason, audit);
+      banned.push(id);
+    }
+    if (banned.length === 0) throw GuildErrors.failedToBanUsers();
+    return { banned_users: banned, failed_users: failed };
+  }
+
+  /** The ban itself, once the caller may: the member removed, the ban stored, GUILD_BAN_ADD (and GUILD_MEMBER_REMOVE). */
+  private async banOne(userId: string, guildId: string, user: Parameters<typeof userWire>[0], member: boolean, reason: string | null, audit: AuditScope | null): Promise<void> {
+    const targetId = user.id;
     await this.store.guilds.transaction(async (tx) => {
-      if (target) await this.store.guildMembers.remove(tx, guildId, targetId);
+      if (member) await this.store.guildMembers.remove(tx, guildId, targetId);
       await this.store.guildMembers.addBan(tx, guildId, targetId, reason);
-      if (target) await recordBotsRemoved(this.store, tx, guildId, [targetId], userId);
+      if (member) await recordBotsRemoved(this.store, tx, guildId, [targetId], userId);
     });
     await this.events.publish(guildId, 'GUILD_BAN_ADD', { guild_id: guildId, user: userWire(user) }, { kind: 'permission', bit: Permission.BanMembers }, { audit });
-    if (target) await this.removed(guildId, user, audit);
+    if (member) await this.removed(guildId, user, audit);
   }
 
   async unban(userId: string, guildId: string, targetId: string, audit: AuditScope | null = null) {

@@ -6,6 +6,7 @@ export const GuildErrors = {
   unknownGuild: () => new ApiError(404, 10004, 'Unknown Guild'),
   unknownInvite: () => new ApiError(404, 10006, 'Unknown Invite'),
   unknownMember: () => new ApiError(404, 10007, 'Unknown Member'),
+  unknownOverwrite: () => new ApiError(404, 10009, 'Unknown Overwrite'),
   unknownRole: () => new ApiError(404, 10011, 'Unknown Role'),
   unknownUser: () => new ApiError(404, 10013, 'Unknown User'),
   unknownBan: () => new ApiError(404, 10026, 'Unknown Ban'),
@@ -16,6 +17,8 @@ export const GuildErrors = {
   bannedFromGuild: () => new ApiError(403, 40007, 'The user is banned from this guild.'),
   /** Modify Guild Member's `mute`, `deaf` or `channel_id` for a member in no voice channel. */
   targetNotInVoice: () => new ApiError(400, 40032, 'Target user is not connected to voice.'),
+  /** Bulk Guild Ban when not one of the users could be banned. */
+  failedToBanUsers: () => new ApiError(400, 500000, 'Failed to ban users'),
   missingAccess: () => new ApiError(403, 50001, 'Missing Access'),
   missingPermissions: () => new ApiError(403, 50013, 'Missing Permissions'),
   invalidForm: (path: string[], code: string, message: string) => {

@@ -562,6 +562,29 @@ export class MessageService {
     await channelMessageChanged(this.store, { kind: 'delete', channelId: channel.id, ids: rows.map((r) => r.id) });
   }
 
+  /**
+   * A ban's `delete_message_seconds`: the banned users' messages in the guild from that window,
+   * deleted with one MESSAGE_DELETE_BULK per channel (the ban is the audited act, not these).
+   */
+  async deleteRecentByAuthors(guildId: string, authorIds: string[], seconds: number): Promise<void> {
+    if (seconds <= 0 || authorIds.length === 0) return;
+    const rows = await this.repo.byAuthorsSince(guildId, authorIds, Date.now() - seconds * 1000);
+    if (rows.length === 0) return;
+    await this.repo.transaction(async (tx) => {
+      await this.repo.delete(tx, rows.map((r) => r.id));
+      await searchServiceFor(this.store).removed(tx, rows.map((r) => r.id));
+    });
+    await this.dropAttachments(rows);
+    const byChannel = new Map<string, string[]>();
+    for (const r of rows) byChannel.set(r.channel_id, [...(byChannel.get(r.channel_id) ?? []), r.id]);
+    for (const [channelId, ids] of byChannel) {
+      const channel = await this.store.guilds.channel(channelId);
+      if (!channel) continue;
+      await this.events.publish(guildId, 'MESSAGE_DELETE_BULK', { ids, channel_id: channelId, guild_id: guildId }, { kind: 'channel', channel });
+      await channelMessageChanged(this.store, { kind: 'delete', channelId, ids });
+    }
+  }
+
   private async dropAttachments(rows: ChannelMessagesTable[]): Promise<void> {
     for (const r of rows) for (const a of JSON.parse(r.attachments) as StoredAttachment[]) await this.files?.delete(`${r.channel_id}/${a.id}`);
   }

@@ -119,7 +119,7 @@ export function installAuditTap(store: Store): () => void {
 }
 
 /**
- * preHandler: reads the object a PATCH (or a member role PUT/DELETE) is about to change, so the
+ * preHandler: reads the object a PATCH (or a member role PUT/DELETE, or an overwrite PUT/DELETE) is about to change, so the
  * update's entry can name old values. One read on those routes only.
  */
 export async function snapshotBefore(store: Store, req: AuditScope | null, method: string, url: string | undefined, params: Record<string, string>, body?: unknown): Promise<void> {
@@ -127,7 +127,7 @@ export async function snapshotBefore(store: Store, req: AuditScope | null, metho
   const days = (body as { days?: unknown } | undefined)?.days;
   req.route = { method, url, ...(params.guild_id ? { guildId: params.guild_id } : {}), ...(typeof days === 'number' ? { days } : {}) };
   const { channel_id: channelId, guild_id: guildId, role_id: roleId, user_id: userId } = params;
-  if (method === 'PATCH' && url === '/api/v10/channels/:channel_id' && channelId) {
+  if (((method === 'PATCH' && url === '/api/v10/channels/:channel_id') || url === '/api/v10/channels/:channel_id/permissions/:overwrite_id') && channelId) {
     const c = await store.guilds.channel(channelId);
     if (c) req.before.set(`channel:${channelId}`, channelWire(c) as unknown as Wire);
   } else if (method === 'PATCH' && url === '/api/v10/guilds/:guild_id/roles/:role_id' && roleId) {

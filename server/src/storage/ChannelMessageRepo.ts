@@ -191,6 +191,12 @@ export class ChannelMessageRepo {
     await db.deleteFrom('channel_messages').where('id', 'in', ids).execute();
   }
 
+  /** The guild's messages by these authors since `since` (ms): what a ban's delete_message_seconds removes. */
+  byAuthorsSince(guildId: string, authorIds: string[], since: number, db: Db = this.db): Promise<ChannelMessagesTable[]> {
+    if (authorIds.length === 0) return Promise.resolve([]);
+    return db.selectFrom('channel_messages').selectAll().where('guild_id', '=', guildId).where('author_id', 'in', authorIds).where('created_at', '>=', since).execute();
+  }
+
   async count(channelId: string, db: Db = this.db): Promise<number> {
     const r = await db.selectFrom('channel_messages').select((eb) => eb.fn.countAll<string | number>().as('n')).where('channel_id', '=', channelId).executeTakeFirstOrThrow();
     return Number(r.n);

@@ -32,8 +32,12 @@ const channelFields = {
   rate_limit_per_user: Type.Optional(Type.Integer({ minimum: 0, maximum: 21_600 })),
   permission_overwrites: Type.Optional(Overwrites),
 };
-/** Text, voice and category: the guild channel types this slice models. */
-const ChannelTypeSchema = Type.Union([Type.Literal(0), Type.Literal(2), Type.Literal(4)]);
+/** Text, voice, category and announcement: the guild channel types modelled here. */
+const ChannelTypeSchema = Type.Union([Type.Literal(0), Type.Literal(2), Type.Literal(4), Type.Literal(5)]);
+const OverwriteParams = Type.Object({ channel_id: Type.String(), overwrite_id: Type.String() });
+/** A bitfield as the document has it (an integer) or as clients send it (a decimal string, for bits past 2^53). */
+const Bits = Type.Optional(Type.Union([PermissionString, Type.Integer({ minimum: 0 }), Type.Null()]));
+const bits = (v: string | number | null | undefined): string | null | undefined => (typeof v === 'number' ? String(v) : v);
 
 /** Guild channels: list (only what the caller may view), create, reorder; get, modify, delete one. */
 export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -85,6 +89,23 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
     // Connected = holding a seat in the channel's call on this node (guild calls live on one node).
     const connected = ctx.voiceStates?.state(req.params.channel_id, caller.userId) !== undefined;
     await setVoiceChannelStatus(ctx.store, ctx.bus, caller.userId, req.params.channel_id, req.body.status, connected, req.audit?.reason ?? null);
+    void reply.code(204);
+  });
+
+  // Edit Channel Permissions / Delete Channel Permission: one overwrite at a time (MANAGE_ROLES).
+  r.put('/api/v10/channels/:channel_id/permissions/:overwrite_id', {
+    schema: { response: { 204: NoContent }, params: OverwriteParams, body: Type.Object({ type: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1), Type.Null()])), allow: Bits, deny: Bits }) },
+    config: { rateLimit: GUILD_WRITE },
+  }, async (req, reply) => {
+    const caller = await guildCaller(req, ctx);
+    const { type, allow, deny } = req.body;
+    await s.guilds.setOverwrite(caller.userId, req.params.channel_id, req.params.overwrite_id, { type, allow: bits(allow), deny: bits(deny) }, req.audit);
+    void reply.code(204);
+  });
+
+  r.delete('/api/v10/channels/:channel_id/permissions/:overwrite_id', { schema: { response: { 204: NoContent }, params: OverwriteParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
+    const caller = await guildCaller(req, ctx);
+    await s.guilds.deleteOverwrite(caller.userId, req.params.channel_id, req.params.overwrite_id, req.audit);
     void reply.code(204);
   });
 

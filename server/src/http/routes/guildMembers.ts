@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { ImageDataUri, NoContent, OptionalBody } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
+import { messageServiceFor } from '../../messages/MessageService.ts';
 import { Described, DescribedList, GUILD_READ, GUILD_WRITE, MEMBER_READ, Snowflake, guildCaller } from './guildRouteHelpers.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
@@ -16,6 +17,7 @@ const ImageData = Type.Union([ImageDataUri(60_000), Type.Null()]);
 export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const s = guildServicesFor(ctx.store, ctx.bus);
+  const messages = messageServiceFor(ctx.store, ctx.bus, { publicUrl: () => ctx.publicHttpUrl(), ...(ctx.dataDir ? { dataDir: ctx.dataDir } : {}) });
 
   r.get('/api/v10/guilds/:guild_id/members', {
     schema: { response: { 200: DescribedList('GuildMember') }, params: GuildParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Snowflake) }) },
@@ -120,7 +122,22 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
     const reason = req.body?.reason ?? req.audit?.reason ?? null;
     if (req.audit) req.audit.reason = reason;
     await s.members.ban((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.user_id, reason, req.audit);
+    await messages.deleteRecentByAuthors(req.params.guild_id, [req.params.user_id], req.body?.delete_message_seconds ?? 0);
     void reply.code(204);
+  });
+
+  // Bulk Guild Ban: 1 to 200 distinct users; who was banned and who was not.
+  r.post('/api/v10/guilds/:guild_id/bulk-ban', {
+    schema: {
+      response: { 200: Type.Object({ banned_users: Type.Array(Snowflake), failed_users: Type.Array(Snowflake) }, { title: 'BulkBanUsersResponse' }) },
+      params: GuildParams,
+      body: Type.Object({ user_ids: Type.Array(Snowflake, { minItems: 1, maxItems: 200, uniqueItems: true }), delete_message_seconds: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 604_800 }), Type.Null()])) }),
+    },
+    config: { rateLimit: GUILD_WRITE },
+  }, async (req) => {
+    const result = await s.members.bulkBan((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body.user_ids, req.audit?.reason ?? null, req.audit);
+    await messages.deleteRecentByAuthors(req.params.guild_id, result.banned_users, req.body.delete_message_seconds ?? 0);
+    return result;
   });
 
   r.delete('/api/v10/guilds/:guild_id/bans/:user_id', { schema: { response: { 204: NoContent }, params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {
