@@ -171,7 +171,7 @@ export default async function voiceRelayUdp(): Promise<BenchResult> {
         raw_literal_lookup_per_core_by_round: phases.filter((p) => p.target === 'rawLookup').map((p) => Math.round(p.perCore)).join(' '),
       },
       notes: [
-        `Target: >= ${TARGET_PER_CORE.toLocaleString('en-US')} forwarded packets/s per core through real sockets (issue 18).`,
+        `Target: >= ${TARGET_PER_CORE.toLocaleString('en-US')} forwarded packets/s per core through real sockets.`,
         `Each speaker sends ${PER_SPEAKER_PPS} packets/s (50 = one 20 ms frame; the surplus stands for more calls), ${offered.toLocaleString('en-US')} inbound/s offered, 9 forwarded per inbound.`,
         'Per core divides by the forwarding process\'s own CPU time (process.cpuUsage, user + system, all its threads), so the clients\' CPU on the same cores does not count against either side; wall-clock rates are printed too.',
         'Two floors, each a bare dgram forwarder in its own process: raw_dgram with stock dgram.createSocket (every send resolves its address through dns.lookup), and raw_dgram_literal_lookup whose socket answers IP literals at once, as the relay\'s media socket does (UdpMediaSocket.ts); the second is the stricter floor.',
