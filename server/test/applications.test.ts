@@ -171,12 +171,29 @@ describe('PATCH /applications/@me', () => {
   });
 });
 
+describe('bot token shape', () => {
+  it('is the public shape: the bot user\'s ID in base64 (what client libraries read the bot\'s ID from), a dot, then the secret', async () => {
+    const app = await t.server.createApplication({ name: 'Shaped' });
+    expect(app.botToken).toMatch(/^[A-Za-z0-9+/]+\.[A-Za-z0-9_-]{43}$/);
+    const me = await t.req('GET', '/users/@me', { token: app.botToken, bot: true });
+    expect(me.body.bot).toBe(true);
+    // discordeno's getBotIdFromToken: BigInt(atob(token.split('.')[0])).
+    expect(BigInt(atob(app.botToken.split('.')[0]!)).toString()).toBe(me.body.id);
+    // Only the whole token is a credential: the readable ID part alone, or with another secret, is refused.
+    const [idPart] = app.botToken.split('.');
+    expect((await t.req('GET', '/users/@me', { token: idPart!, bot: true })).status).toBe(401);
+    expect((await t.req('GET', '/users/@me', { token: `${idPart}.${'A'.repeat(43)}`, bot: true })).status).toBe(401);
+  });
+});
+
 describe('bot token reset', () => {
   it('answers a new token once; the old one stops working at once', async () => {
     const app = await t.server.createApplication({ name: 'Resettable' });
     const r = await t.req('POST', '/applications/@me/bot/reset', { token: app.botToken, bot: true });
     expect(r.status).toBe(200);
-    expect(r.body.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(r.body.token).toMatch(/^[A-Za-z0-9+/]+\.[A-Za-z0-9_-]{43}$/);
+    // The new token still starts with the bot user's ID, as the first one did.
+    expect(r.body.token.split('.')[0]).toBe(app.botToken.split('.')[0]);
     expect((await t.req('GET', '/applications/@me', { token: app.botToken, bot: true })).status).toBe(401);
     expect((await t.req('GET', '/applications/@me', { token: r.body.token, bot: true })).body.id).toBe(app.id);
     // By ID: only its own.

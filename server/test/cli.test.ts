@@ -16,7 +16,7 @@ describe('social-layer CLI', () => {
     expect(app.name).toBe('Space Game');
     expect(app.id).toMatch(/^\d{17,20}$/);
     expect(app.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(app.bot_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(app.bot_token).toMatch(/^[A-Za-z0-9+/]+\.[A-Za-z0-9_-]{43}$/);
   });
 
   it('apps create without a name fails with usage', () => {
@@ -48,7 +48,7 @@ describe('social-layer CLI', () => {
     const first = await run();
     const printed = JSON.parse(first.out.slice(first.out.indexOf('{'), first.out.indexOf('}') + 1));
     expect(printed.application_id).toMatch(/^\d+$/);
-    expect(printed.bot_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(printed.bot_token).toMatch(/^[A-Za-z0-9+/]+\.[A-Za-z0-9_-]{43}$/);
     expect(first.cfg.applicationId).toBe(printed.application_id);
     const second = await run();
     expect(second.out).not.toContain('Created the development application');

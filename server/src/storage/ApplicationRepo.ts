@@ -10,6 +10,16 @@ const applicationById = new PreparedQuery(1, (db, id: string) => db.selectFrom('
 /** An application by its bot token's hash: every request a bot makes. */
 const applicationByBotToken = new PreparedQuery(1, (db, tokenHash: string) => db.selectFrom('applications').selectAll().where('bot_token_hash', '=', tokenHash));
 
+/**
+ * A bot token in the public API's shape: the bot user's ID in base64 (no padding), a dot, then the
+ * secret. Client libraries read the bot's ID from a token's first part before anything else
+ * (discordeno's createBot does, and fails on a token without it); only the hash is stored, and a
+ * token is found by its hash, so the readable part adds nothing a caller could use.
+ */
+export function newBotToken(botUserId: string): string {
+  return `${Buffer.from(botUserId, 'utf8').toString('base64').replace(/=+$/, '')}.${newSecret()}`;
+}
+
 export interface CreatedApplication {
   id: string;
   name: string;
@@ -58,7 +68,7 @@ export class ApplicationRepo {
     const id = this.ids.next();
     const botUserId = this.ids.next();
     const clientSecret = newSecret();
-    const botToken = newSecret();
+    const botToken = newBotToken(botUserId);
     const now = Date.now();
     const approval = options.approval ?? 'approved';
     await this.db.transaction().execute(async (tx) => {
@@ -160,7 +170,9 @@ export class ApplicationRepo {
 
   /** A new bot token; the old one stops working at once. Shown once. */
   async resetBotToken(id: string): Promise<string> {
-    const token = newSecret();
+    const app = await this.get(id);
+    if (!app) throw new Error(`no application ${id}`);
+    const token = newBotToken(app.bot_user_id);
     await this.db.updateTable('applications').set({ bot_token_hash: hashSecret(token) }).where('id', '=', id).execute();
     return token;
   }
