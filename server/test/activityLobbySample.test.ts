@@ -1,4 +1,4 @@
-// Issue 17's Done means, on the sample activity (samples/activity-lobby) in Chromium. A user
+// The whole embedded-app flow, on the sample activity (samples/activity-lobby) in Chromium. A user
 // launches it from a guild voice channel's shelf in the web app; inside the iframe the unmodified
 // @discord/embedded-app-sdk completes ready(), authorize (consent in the web app) + authenticate,
 // with the token exchange through /.proxy/api/token and /api/token alike (the sample's own backend
@@ -89,7 +89,7 @@ async function expectLayoutFits(f: Frame): Promise<void> {
 }
 
 describe('the sample activity (samples/activity-lobby) in Chromium', () => {
-  it("runs issue 17's Done means: SDK commands, the shared link, one lobby with chat and voice", async () => {
+  it("runs end to end: SDK commands, the shared link, one lobby with chat and voice", async () => {
     const errors: string[] = [];
     const ctxA = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const a = await ctxA.newPage();
@@ -218,4 +218,28 @@ describe('the sample activity (samples/activity-lobby) in Chromium', () => {
     await ctxA.close();
     await ctxB.close();
   }, 300_000);
+
+  it('is not a dead end outside the web app: the landing page says how to launch it, and the page opened alone says what it is', async () => {
+    const landing = await (await fetch(`${t.server.url}/`)).text();
+    expect(landing).toContain('<h2>Activities</h2>');
+    expect(landing).not.toContain('href="/games/activity-lobby/"');
+    expect(landing).toContain(`--app ${t.app.id} --dev --activities true`);
+    expect(landing).toContain(`--url-mapping /=${t.server.url}/games/activity-lobby`);
+    expect(landing).toContain('href="/app"');
+
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await ctx.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => void errors.push(e.message));
+    await page.goto(`${t.server.url}/games/activity-lobby/`);
+    await page.waitForSelector('#not-launched');
+    expect(await page.textContent('#not-launched h2')).toBe('This game is an activity');
+    // No button that looks live and does nothing, no error line.
+    expect(await page.locator('button:visible').count()).toBe(0);
+    expect(await page.locator('#status').count()).toBe(0);
+    expect(await page.getAttribute('#not-launched a[href="/app"]', 'href')).toBe('/app');
+    await page.screenshot({ path: join(RESULTS, 'activity-lobby-not-launched-phone.png') });
+    expect(errors).toEqual([]);
+    await ctx.close();
+  }, 120_000);
 });

@@ -33,6 +33,9 @@ describe('games banner', () => {
     expect(gamesBanner('http://h', [])).toContain('npm run build');
     expect(gamesBanner('http://h', ['alpha'])).toBe('Play alpha: http://h/games/alpha/\n');
     expect(gamesBanner('http://h', ['alpha', 'zeta-run'])).toBe('Games (2): http://h/\n  alpha: http://h/games/alpha/\n  zeta-run: http://h/games/zeta-run/\n');
+    // An activity is launched in the web app: the banner sends people to the landing page's steps.
+    expect(gamesBanner('http://h', ['alpha', 'party'], new Set(['party']))).toBe('Games (2): http://h/\n  alpha: http://h/games/alpha/\n  party: an activity, launched in the web app (how: http://h/)\n');
+    expect(gamesBanner('http://h', ['party'], new Set(['party']))).toBe('Games (1): http://h/\n  party: an activity, launched in the web app (how: http://h/)\n');
   });
 
   it('start --games DIR points at the scaffolded game it serves, not at the bundled sample', async () => {

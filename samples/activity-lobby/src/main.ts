@@ -55,8 +55,27 @@ const hook: ActivityHook = (window.__activity = {
 });
 hook.ready.catch((e: unknown) => status(`Could not start: ${e instanceof Error ? e.message : JSON.stringify(e)}`, true));
 
+/**
+ * Opened as a page of its own (not framed by the web app), there is no player and no lobby: the
+ * controls would do nothing, so they go, and the page says what it is and where to launch it.
+ */
+function explainNotLaunched(): void {
+  document.querySelector('.controls')?.remove();
+  $('status').remove();
+  const note = document.createElement('section');
+  note.id = 'not-launched';
+  note.innerHTML =
+    '<h2>This game is an activity</h2><p>It runs inside the Social Layer web app, beside a voice channel: open a guild\'s voice ' +
+    'channel in the <a href="/app">web app</a> and press <b>Start</b> under Activities. The <a href="/">landing page</a> ' +
+    'shows how to enable it for your application.</p>';
+  $('game').replaceChildren(note);
+}
+
 async function start(): Promise<void> {
-  if (!isLaunched()) throw new Error('this page is an activity: launch it from a voice channel of the Social Layer web app');
+  if (!isLaunched()) {
+    explainNotLaunched();
+    return;
+  }
   const embedded = await startEmbedded((text) => status(text));
   const { sdk, config, user } = embedded;
   hook.sdk = sdk;

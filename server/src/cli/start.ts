@@ -128,8 +128,11 @@ export const start: CliCommand = {
     }
     io.out(`Social Layer listening on ${server.url} (data: ${databaseUrl ? 'PostgreSQL' : join(dir, 'social-layer.sqlite')}${redisUrl ? ', Redis bus' : ''}${dev ? ', development mode' : ''}${tls === 'self-signed' ? `, self-signed TLS certificate in ${join(dir, 'dev-tls', 'cert.pem')}` : ''})\n`);
     // Only what is really served: with --games, the scaffolded games, not the bundled samples.
-    const { BUNDLED_SAMPLES_DIR, gamesBanner, hostedGames } = await import('../http/routes/games.ts');
-    io.out(`${gamesBanner(server.url, hostedGames(games ? resolve(games) : BUNDLED_SAMPLES_DIR))}Developer portal: ${server.url}/developers\n`);
+    const { BUNDLED_SAMPLES_DIR, gamesBanner, hostedGames, isActivity } = await import('../http/routes/games.ts');
+    const gamesDir = games ? resolve(games) : BUNDLED_SAMPLES_DIR;
+    const hosted = hostedGames(gamesDir);
+    const activities = new Set(hosted.filter((name) => isActivity(gamesDir, name)));
+    io.out(`${gamesBanner(server.url, hosted, activities)}Developer portal: ${server.url}/developers\n`);
     return -1;
   },
 };

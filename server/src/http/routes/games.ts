@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
@@ -45,11 +45,45 @@ export function hostedGames(samplesDir: string): string[] {
     .filter((name) => /^[a-z0-9-]+$/.test(name) && existsSync(join(samplesDir, name, 'dist', 'index.html')));
 }
 
+/**
+ * Whether a hosted game is an activity: its index.html says so with
+ * `<meta name="social-layer-kind" content="activity">`. An activity runs framed in the web app
+ * (launched from a voice channel), so the landing page says how to launch it instead of linking a
+ * page that, opened alone, can only say it is an activity.
+ */
+export function isActivity(samplesDir: string, name: string): boolean {
+  const html = readFileSync(join(samplesDir, name, 'dist', 'index.html'), 'utf8').slice(0, 4096);
+  return /<meta\s+name="social-layer-kind"\s+content="activity"/i.test(html);
+}
+
 /** The start banner's lines about games: where to play what is actually hosted. */
-export function gamesBanner(baseUrl: string, games: readonly string[]): string {
+export function gamesBanner(baseUrl: string, games: readonly string[], activities: ReadonlySet<string> = new Set()): string {
   if (games.length === 0) return 'No game is built yet: run `npm run build`, or point --games at a folder of built games.\n';
-  if (games.length === 1) return `Play ${games[0]}: ${baseUrl}/games/${games[0]}/\n`;
-  return `Games (${games.length}): ${baseUrl}/\n${games.map((name) => `  ${name}: ${baseUrl}/games/${name}/\n`).join('')}`;
+  const line = (name: string) => (activities.has(name) ? `${name}: an activity, launched in the web app (how: ${baseUrl}/)` : `${name}: ${baseUrl}/games/${name}/`);
+  if (games.length === 1 && !activities.has(games[0]!)) return `Play ${games[0]}: ${baseUrl}/games/${games[0]}/\n`;
+  return `Games (${games.length}): ${baseUrl}/\n${games.map((name) => `  ${line(name)}\n`).join('')}`;
+}
+
+/** The landing page's part about activities: what one is and the exact steps to launch it here. */
+function activitiesSection(names: readonly string[], base: string, appId: string | undefined): string {
+  if (names.length === 0) return '';
+  const id = appId ?? 'APPLICATION_ID';
+  const steps = names
+    .map(
+      (name) =>
+        `<li><b>${name}</b><pre>npx social-layer apps update --app ${id} --dev --activities true \\\n` +
+        `  --url-mapping /=${base}/games/${name} --url-mapping /api=http://127.0.0.1:4100 \\\n` +
+        `  --url-mapping /platform=${base}\n` +
+        `ACTIVITY_CLIENT_ID=${id} ACTIVITY_CLIENT_SECRET=&lt;the secret printed at first start&gt; \\\n` +
+        `  node samples/${name}/server.mjs</pre></li>`,
+    )
+    .join('');
+  return (
+    `<h2>Activities</h2><p>An activity is a game that runs inside the <a href="/app">web app</a>, framed beside a voice channel, ` +
+    `not as a page of its own. Enable it for the application and start its small token backend (samples/&lt;name&gt;/README.md):</p>` +
+    `<ul>${steps}</ul><p>Then, in the <a href="/app">web app</a>, open a guild's voice channel and press <b>Start</b> under Activities ` +
+    `(or open <code>/app/activity/${id}?channel_id=CHANNEL_ID</code>).</p>`
+  );
 }
 
 /**
@@ -64,26 +98,30 @@ export async function gameRoutes(app: FastifyInstance, ctx: ServerContext, sampl
 
   const served = hostedGames(samplesDir);
   for (const name of served) await app.register(staticGame, { root: join(samplesDir, name, 'dist'), at: `/games/${name}/` });
-  // The landing page lists every hosted game; with exactly one, it goes straight there.
+  const activities = served.filter((name) => isActivity(samplesDir, name));
+  const games = served.filter((name) => !activities.includes(name));
+  // The landing page lists every hosted game; with exactly one (and no activity), it goes straight there.
   app.get(
     '/',
     {
       schema: {
-        summary: 'Landing page: the hosted games (one game: straight there)',
+        summary: 'Landing page: the hosted games and how to launch the activities (one game: straight there)',
         tags: ['games'],
         response: { 200: { description: 'Games list (HTML), or a text line when none is built', content: { 'text/html': { schema: Type.String() }, 'text/plain': { schema: Type.String() } } }, 302: Redirect('The one hosted game') },
       },
     },
     async (_req, reply) => {
-    if (served.length === 1) return reply.redirect(`/games/${served[0]}/`);
+    if (games.length === 1 && activities.length === 0) return reply.redirect(`/games/${games[0]}/`);
     if (served.length === 0) return reply.type('text/plain').send('Social Layer is running. No game is built: run `npm run build`.');
-    const links = served.map((name) => `<li><a href="/games/${name}/">${name}</a></li>`).join('');
+    const links = games.map((name) => `<li><a href="/games/${name}/">${name}</a></li>`).join('');
+    const gameList = games.length > 0 ? `<p>Games hosted here. Open one in two tabs with the same <code>?lobby=</code> to meet yourself.</p><ul>${links}</ul>` : '';
     return reply
       .type('text/html; charset=utf-8')
       .send(
         `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Social Layer games</title>` +
-          `<style>body{font:16px system-ui,sans-serif;background:#12131a;color:#e6e8f0;margin:3rem auto;max-width:36rem}a{color:#8fa8ff}li{margin:.5rem 0}</style></head>` +
-          `<body><h1>Social Layer</h1><p>Games hosted here. Open one in two tabs with the same <code>?lobby=</code> to meet yourself.</p><ul>${links}</ul>` +
+          `<style>body{font:16px system-ui,sans-serif;background:#12131a;color:#e6e8f0;margin:3rem auto;max-width:40rem;padding:0 1rem}a{color:#8fa8ff}li{margin:.5rem 0}` +
+          `pre{background:#1c1e2a;padding:.6rem;border-radius:6px;overflow-x:auto;font-size:13px}h2{font-size:1.2rem;margin-top:2rem}</style></head>` +
+          `<body><h1>Social Layer</h1>${gameList}${activitiesSection(activities, ctx.publicHttpUrl(), await applicationId())}` +
           `<p><a href="/account">Your account</a></p></body></html>`,
       );
   });
