@@ -37,6 +37,13 @@ async function me(token: string): Promise<any> {
 }
 
 describe('sign-up and sign-in pages', () => {
+  it('greets a first visit as well as a return: no "Welcome back" for a player sent to sign in from an invite, and sign-up keeps where they were going', async () => {
+    const page = await new PageSession(t.server.url).get(`/login?next=${encodeURIComponent('/app/invite/abc')}`);
+    expect(page.text).toContain('<h1>Sign in to Social Layer</h1>');
+    expect(page.text).not.toContain('Welcome back');
+    expect(page.text).toContain(`href="/signup?next=${encodeURIComponent('/app/invite/abc')}"`);
+  });
+
   it('creates accounts with scrypt hashes and refuses bad input without changing anything', async () => {
     const s = new PageSession(t.server.url);
     expect((await s.get('/signup')).text).toContain('Create your account');

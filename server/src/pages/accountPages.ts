@@ -5,8 +5,10 @@ import { type Html, hidden, html, page } from './html.ts';
 export function signInPage(o: { next?: string; error?: string; login?: string }): string {
   return page(
     'Sign in',
-    html`<h1>Welcome back</h1>
-<p class="muted">Sign in to your Social Layer account.</p>
+    // Not "Welcome back": this page is also the first one a player arriving from a game's sign-in
+    // or an invite sees, with no account yet.
+    html`<h1>Sign in to Social Layer</h1>
+<p class="muted">One account for your friends, chats and progress in every game. No account yet? <a href="/signup${o.next ? `?next=${encodeURIComponent(o.next)}` : ''}">Create one</a>.</p>
 ${o.error ? html`<div class="error" role="alert">${o.error}</div>` : ''}
 <form method="post" action="/login">
 ${hidden({ next: o.next })}
