@@ -1,4 +1,7 @@
-import { RawGateway, cleanupTempDirs, startTestServer, webToken, type TestServer } from './harness.ts';
+import { connect, type AddressInfo } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
+import { RawGateway, cleanupTempDirs, startTestServer, tempDir, webToken, type TestServer } from './harness.ts';
+import { developmentCertificate } from '../src/config/devTls.ts';
 import { guildServicesFor } from '../src/guilds/GuildServices.ts';
 import { Intent, ApplicationIntentFlag } from '../src/guilds/intents.ts';
 import { Permission } from '../src/guilds/permissions.ts';
@@ -115,4 +118,32 @@ export function waitFor<T>(what: string, check: () => T | undefined, timeoutMs =
     };
     tick();
   });
+}
+
+/**
+ * A TLS front for the world's server: TLS terminated here, the bytes piped unchanged to the
+ * server's plain port (what a load balancer in front of a deployment does). For a library that
+ * only speaks HTTPS (eris: `https.request` to its `domain`, no scheme option); the certificate is
+ * the development one, for localhost, and `ca` is what the library's agent must trust.
+ */
+export async function startTlsFront(w: ClientLibWorld): Promise<{ port: number; ca: string; close(): Promise<void> }> {
+  const cert = await developmentCertificate(tempDir(), { dev: true });
+  const sockets = new Set<{ destroy(): void }>();
+  const front = createTlsServer({ key: cert.key, cert: cert.cert }, (client) => {
+    const upstream = connect(w.port, w.host);
+    sockets.add(client).add(upstream);
+    client.pipe(upstream).pipe(client);
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (front.address() as AddressInfo).port,
+    ca: cert.cert,
+    close: () => new Promise<void>((resolve) => {
+      // Kept-alive connections would hold close() open.
+      for (const s of sockets) s.destroy();
+      front.close(() => resolve());
+    }),
+  };
 }
