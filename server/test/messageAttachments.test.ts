@@ -6,6 +6,7 @@ import { guildServicesFor } from '../src/guilds/GuildServices.ts';
 import { Permission } from '../src/guilds/permissions.ts';
 import { UrlSigner } from '../src/messages/attachments.ts';
 import { channelMessageRepo } from '../src/storage/ChannelMessageRepo.ts';
+import { uploadBudget } from '../src/http/uploadBudget.ts';
 
 /**
  * Attachments of guild messages (issue 11): multipart Create Message (`payload_json` + `files[n]`),
@@ -122,6 +123,37 @@ describe('attachments', () => {
     const badPayload = await upload(member.token, { content: 'x'.repeat(2001) }, [{ name: 'a.txt', data: Buffer.from('x') }]);
     expect([badPayload.status, badPayload.body.code]).toEqual([400, 50035]);
     expect(badPayload.body.errors.content).toBeDefined();
+  });
+
+  it('attack: uploads at once never hold more than the process budget; past it a 503 with Retry-After, nothing stored, every byte given back', async () => {
+    const MiB = 1024 * 1024;
+    expect(uploadBudget.heldBytes).toBe(0);
+    uploadBudget.setCap(3 * MiB);
+    try {
+      // Others' uploads hold 2 MiB: a 2 MiB file does not fit beside them.
+      expect(uploadBudget.take(2 * MiB)).toBe(true);
+      const before = storedFiles().length;
+      const count = await channelMessageRepo(t.server.store.database.db, t.server.store.ids).count(channelId);
+      const form = new FormData();
+      form.append('payload_json', JSON.stringify({ content: 'busy' }));
+      form.append('files[0]', new Blob([new Uint8Array(2 * MiB)]), 'two.bin');
+      const busy = await fetch(`${t.api}/channels/${channelId}/messages`, { method: 'POST', headers: { authorization: `Bearer ${member.token}` }, body: form });
+      expect(busy.status).toBe(503);
+      expect(busy.headers.get('retry-after')).toBe('1');
+      expect(((await busy.json()) as { message: string }).message).toMatch(/uploads in progress/);
+      expect(storedFiles().length).toBe(before);
+      expect(await channelMessageRepo(t.server.store.database.db, t.server.store.ids).count(channelId)).toBe(count);
+      await expect.poll(() => uploadBudget.heldBytes).toBe(2 * MiB);
+      uploadBudget.give(2 * MiB);
+
+      // Alone, it fits; three at once, 1 MiB each, fit together; afterwards nothing is held.
+      expect((await upload(member.token, { content: 'fits now' }, [{ name: 'two.bin', data: Buffer.alloc(2 * MiB) }])).status).toBe(200);
+      const three = await Promise.all([0, 1, 2].map((i) => upload(member.token, { content: `one of three ${i}` }, [{ name: `${i}.bin`, data: Buffer.alloc(MiB - 4096) }])));
+      expect(three.map((r) => r.status)).toEqual([200, 200, 200]);
+      await expect.poll(() => uploadBudget.heldBytes).toBe(0);
+    } finally {
+      uploadBudget.setCap(256 * MiB);
+    }
   });
 
   it('edits description and is_spoiler; an attachment left out of the list is removed with its file', async () => {

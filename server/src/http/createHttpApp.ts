@@ -5,6 +5,7 @@ import { ApiError, Errors } from './ApiError.ts';
 import { httpServerOptions } from './connectionLimits.ts';
 import { installRateLimits } from './rateLimitHooks.ts';
 import { installRouteAccess } from './accessHooks.ts';
+import { installUploadBudget } from './uploadBudget.ts';
 import { installJsonContentType } from './jsonContentType.ts';
 import { lazyRequestLoggerFactory } from '../log/lazyRequestLogger.ts';
 import { isClientAbort, RequestLogController } from '../log/RequestLogController.ts';
@@ -67,11 +68,12 @@ export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Bu
   installRateLimits(app, ctx);
   // Then who may call each route (routeAccess.ts): kinds and scopes before the body is read.
   installRouteAccess(app, ctx);
+  installUploadBudget(app);
   // Before the API's own hooks: requests to <application_id>.<activity proxy host> are the activity's (issue 17).
   activityProxy(app, ctx);
 
   // Every route declares its input with TypeBox schemas (schemas/): failures answer 400/50035 with
-  // the nested errors tree, path IDs that cannot be IDs their resource's 404 (schemas/validator.ts).
+  // the nested errors tree, path IDs that cannot be IDs their resource's 404 (server/src/schemas/validator.ts).
   // Responses are JSON.stringify'd: response schemas document, they never drop or coerce fields.
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

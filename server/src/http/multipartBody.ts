@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { MAX_ATTACHMENT_BYTES } from '../messages/attachments.ts';
 import { ApiError } from './ApiError.ts';
+import { holdUploadBytes } from './uploadBudget.ts';
 
 /** One file of a multipart request (`files[n]`, or `file` as files[0]). */
 export interface MultipartFile { index: number; filename: string; contentType: string; data: Buffer }
@@ -17,6 +18,7 @@ export async function readMultipartBody(req: FastifyRequest, opts: { contentFiel
   let body: unknown = {};
   const files: MultipartFile[] = [];
   let tooLarge = false;
+  let busy = false;
   for await (const part of req.parts()) {
     if (part.type === 'field') {
       if (part.fieldname === 'payload_json' && typeof part.value === 'string') {
@@ -30,7 +32,21 @@ export async function readMultipartBody(req: FastifyRequest, opts: { contentFiel
       }
       continue;
     }
-    const data = await part.toBuffer();
+    // Read chunk by chunk against the process's upload budget, so many uploads at once cannot
+    // hold more memory than it allows (the bytes are given back when the answer is sent). Past
+    // the budget the rest is read and dropped, so the client gets its 503 instead of a reset.
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of part.file as AsyncIterable<Buffer>) {
+      if (busy || !holdUploadBytes(req, chunk.length)) {
+        busy = true;
+        continue;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    }
+    if (busy) continue;
+    const data = Buffer.concat(chunks, size);
     if (part.file.truncated || data.length > MAX_ATTACHMENT_BYTES) {
       tooLarge = true;
       continue;
@@ -38,6 +54,7 @@ export async function readMultipartBody(req: FastifyRequest, opts: { contentFiel
     const n = /^files\[(\d{1,2})\]$/.exec(part.fieldname)?.[1] ?? (part.fieldname === 'file' ? '0' : undefined);
     if (n !== undefined) files.push({ index: Number(n), filename: part.filename, contentType: part.mimetype || 'application/octet-stream', data });
   }
+  if (busy) throw new ApiError(503, 0, 'Too many uploads in progress: retry in a moment', undefined, { 'retry-after': '1' });
   if (tooLarge) throw new ApiError(413, 40005, 'Request entity too large');
   return { body, files };
 }
