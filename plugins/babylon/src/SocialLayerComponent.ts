@@ -164,6 +164,13 @@ export class SocialLayerComponent {
       const parent = this.#parent ?? canvasParent(this.scene);
       if (!parent) throw new Error('SocialLayerComponent: no canvas in the page to lay the panels over; pass options.parent');
       this.#overlay = new LobbyOverlay(this.client, parent, this.#overlayOptions);
+      // The canvas's box changed size (the page header grew a row): the drawing buffer follows,
+      // and one frame is drawn into it (resizing clears it; a game drawing on demand may not draw).
+      this.#overlay.onResize(() => {
+        if (this.#disposed) return;
+        this.scene.getEngine().resize();
+        if (this.scene.activeCamera && this.scene.isReady()) this.scene.render();
+      });
     }
     return this.#overlay;
   }

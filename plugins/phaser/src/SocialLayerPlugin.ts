@@ -89,6 +89,14 @@ export class SocialLayerPlugin extends Phaser.Plugins.ScenePlugin {
       const parent = canvas?.parentElement;
       if (!parent) throw new Error('SocialLayerPlugin: the game canvas is not in the page yet');
       this.#overlay = new LobbyOverlay(this.#client!, parent, this.#overlayOptions);
+      // The canvas's box changed size (the page header grew a row): the scale manager only polls
+      // its parent while the loop runs, and a game drawing on demand may be asleep.
+      this.#overlay.onResize(() => {
+        const scale = this.game?.scale;
+        if (!scale) return;
+        scale.getParentBounds();
+        scale.refresh();
+      });
     }
     return this.#overlay;
   }

@@ -149,6 +149,13 @@ export class SocialLayer {
       const parent = this.#parent ?? (this.#app.graphicsDevice.canvas as HTMLCanvasElement | undefined)?.parentElement;
       if (!parent) throw new Error('SocialLayer: the app canvas is not in the page yet (or pass options.parent)');
       this.#overlay = new LobbyOverlay(this.#client, parent, this.#overlayOptions);
+      // The canvas's box changed size (the page header grew a row): the drawing buffer follows,
+      // and a frame is asked for (an app with autoRender off draws only when told).
+      this.#overlay.onResize(() => {
+        if (this.#destroyed) return;
+        this.#app.updateCanvasSize();
+        this.#app.renderNextFrame = true;
+      });
     }
     return this.#overlay;
   }

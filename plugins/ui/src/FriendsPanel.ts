@@ -58,7 +58,8 @@ export class FriendsPanel {
     add.type = 'submit';
     add.textContent = 'Add';
     form.append(this.#input, add);
-    frame.body.append(this.#list, this.#status, form);
+    const you = this.#youRow(doc);
+    frame.body.append(...(you ? [you] : []), this.#list, this.#status, form);
 
     form.addEventListener('submit', this.#onAdd);
     this.#input.addEventListener('keydown', stopPropagation);
@@ -133,6 +134,38 @@ export class FriendsPanel {
     this.#sentTo = undefined;
     this.#status.classList.remove('sl-error');
     this.#status.textContent = type === FRIEND ? `You and ${userLabel(relationship.user(), username)} are friends` : '';
+  }
+
+  /**
+   * "You are @name" with a Copy button: what a friend types to add this player. The bar shows it
+   * on wide screens; on a phone this panel (a drawer there) is where it can be read and copied.
+   */
+  #youRow(doc: Document): HTMLElement | undefined {
+    const username = this.#client.getCurrentUserV2?.()?.username;
+    if (!username) return undefined;
+    const row = el(doc, 'div', 'sl-friends-you');
+    const text = el(doc, 'div', 'sl-friends-you-text');
+    const label = el(doc, 'span', 'sl-friends-you-label');
+    label.textContent = 'Friends add you as';
+    const name = el(doc, 'span', 'sl-friends-you-name');
+    name.textContent = `@${username}`;
+    name.title = 'Friends add you with this username';
+    const copy = el(doc, 'button', 'sl-friends-copy');
+    copy.type = 'button';
+    copy.textContent = 'Copy';
+    copy.setAttribute('aria-label', `Copy your username ${username}`);
+    copy.addEventListener('click', () => {
+      const flash = (text: string) => {
+        copy.textContent = text;
+        setTimeout(() => (copy.textContent = 'Copy'), 1500);
+      };
+      const clipboard = globalThis.navigator?.clipboard;
+      if (!clipboard) return flash('Select it');
+      clipboard.writeText(username).then(() => flash('Copied'), () => flash('Select it'));
+    });
+    text.append(label, name);
+    row.append(text, copy);
+    return row;
   }
 
   #section(doc: Document, title: string, rows: HTMLElement[]): HTMLElement {

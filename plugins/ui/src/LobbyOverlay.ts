@@ -12,6 +12,14 @@ import type { FriendsClient, OverlayOptions, PanelAnchor, PanelClient, ShowFrien
 /** Below this overlay width the layout is the phone one (see the stylesheet's container query). */
 const NARROW_PX = 600;
 
+/** A rectangle in page (viewport) coordinates, as `getBoundingClientRect` gives. */
+export interface PageRect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 /**
  * The DOM layer laid over a game's canvas that holds the lobby panels. Engine-agnostic: each
  * engine plugin owns one per scene and drives it from the engine's lifecycle.
@@ -19,9 +27,12 @@ const NARROW_PX = 600;
  * Layout: panels dock in the four corners (`anchor`), stacking in a corner rather than covering
  * each other; the corners are the cells of a grid, so left and right columns, top and bottom
  * rows never overlap, whatever the size. Below 600 px wide the chat becomes a drawer across the
- * bottom (closed at first) and the top panels share the top row. Every panel collapses to its
- * title bar; the toggle key (Shift+Tab by default, when focus is in the game rather than in a
- * panel) collapses or expands them all. `safeArea()` tells the game where nothing covers it.
+ * bottom and the top panels share the top row; there, and on touch screens, every panel starts
+ * folded (a drawer opened from its title), so the field gets the screen. Every panel collapses to
+ * its title bar; the toggle key (Shift+Tab by default, when focus is in the game rather than in a
+ * panel) collapses or expands them all. `safeArea()` tells the game where nothing covers it;
+ * `keepClear()` is told where the game must stay seen (a speaking player), and panels there fold
+ * or step aside; `onResize()` tells the engine when the canvas's box changed size.
  */
 export class LobbyOverlay {
   /** The overlay element (class `sl-overlay`), the size of its parent. */
@@ -31,6 +42,9 @@ export class LobbyOverlay {
   readonly #docks = new Map<PanelAnchor, HTMLElement>();
   readonly #chord: KeyChord | undefined;
   readonly #layoutListeners = new Set<(area: SafeArea) => void>();
+  readonly #resizeListeners = new Set<(width: number, height: number) => void>();
+  readonly #keepClear = new Map<string, PageRect>();
+  #size = { width: 0, height: 0 };
   readonly #resize: ResizeObserver | undefined;
   #chat: LobbyChatPanel | undefined;
   #members: LobbyMemberList | undefined;
@@ -58,6 +72,7 @@ export class LobbyOverlay {
     parent.append(this.element);
     doc.defaultView?.addEventListener('keydown', this.#onKeyDown, true);
     this.element.addEventListener('sl-layout', this.#onLayoutEvent);
+    this.element.addEventListener('click', this.#onToggleClick);
     const Observer = doc.defaultView?.ResizeObserver;
     if (Observer) {
       this.#resize = new Observer(() => this.#onResize());
@@ -103,9 +118,9 @@ export class LobbyOverlay {
     if (options.chat !== false) {
       const chat = options.chat ?? {};
       this.#chat = new LobbyChatPanel(this.#client, lobbyId, this.#dock(chat.anchor ?? 'bottom-left'), chat);
-      this.#chat.element.classList.add('sl-drawer');
       // On a phone the chat is a drawer across the bottom, closed until the player opens it.
-      this.#adopt(this.#chat.element, this.#isNarrow());
+      this.#chat.element.classList.add('sl-drawer');
+      this.#adopt(this.#chat.element);
     }
   }
 
@@ -170,11 +185,36 @@ export class LobbyOverlay {
    */
   safeArea(): SafeArea {
     const box = this.element.getBoundingClientRect();
-    const obstacles = [...this.element.querySelectorAll<HTMLElement>('.sl-panel, .sl-toast')]
+    const obstacles = [...this.element.querySelectorAll<HTMLElement>('.sl-panel:not(.sl-yield-hidden), .sl-toast')]
       .map((node) => node.getBoundingClientRect())
       .filter((r) => r.width > 0 && r.height > 0)
       .map((r) => ({ left: r.left - box.left, top: r.top - box.top, right: r.right - box.left, bottom: r.bottom - box.top }));
     return safeAreaAround(box.width, box.height, obstacles);
+  }
+
+  /**
+   * Keeps the panels off a rectangle of the page (client coordinates), named by `key`: a speaking
+   * player's avatar, say, so nobody talks from under the chat. An open panel over it folds to its
+   * title bar, and a title bar still over it steps out of sight, until the rectangle moves or is
+   * cleared (`undefined`), when what was folded for it opens again. Panels the player folded stay
+   * folded.
+   */
+  keepClear(key: string, rect: PageRect | undefined): void {
+    if (this.#destroyed) return;
+    if (rect) this.#keepClear.set(key, rect);
+    else if (!this.#keepClear.delete(key)) return;
+    this.#yield();
+    this.#changed();
+  }
+
+  /**
+   * Called with the overlay's new size (its parent's: the canvas's box) whenever it changes, e.g.
+   * when the page header grows a row. Engine plugins resize their canvas here: a game that draws on
+   * demand does not poll its container's size.
+   */
+  onResize(listener: (width: number, height: number) => void): () => void {
+    this.#resizeListeners.add(listener);
+    return () => this.#resizeListeners.delete(listener);
   }
 
   /** Called with the new safe area when the overlay's size or its panels change. */
@@ -190,10 +230,13 @@ export class LobbyOverlay {
     this.hideLobby();
     this.hideFriends();
     this.#layoutListeners.clear();
+    this.#resizeListeners.clear();
+    this.#keepClear.clear();
     this.#resize?.disconnect();
     const doc = this.element.ownerDocument;
     doc.defaultView?.removeEventListener('keydown', this.#onKeyDown, true);
     this.element.removeEventListener('sl-layout', this.#onLayoutEvent);
+    this.element.removeEventListener('click', this.#onToggleClick);
     this.element.remove();
     releaseStyles(doc);
   }
@@ -209,9 +252,10 @@ export class LobbyOverlay {
     return dock;
   }
 
-  /** A new panel takes the overlay's collapsed state (or `collapsed`) and is watched for size. */
-  #adopt(panel: HTMLElement, collapsed = this.#collapsed): void {
-    setPanelCollapsed(panel, collapsed);
+  /** A new panel takes the overlay's collapsed state (folded on a phone or touch screen). */
+  #adopt(panel: HTMLElement): void {
+    setPanelCollapsed(panel, this.#collapsed || this.#isPhone());
+    this.#yield();
     this.#changed();
   }
 
@@ -224,15 +268,72 @@ export class LobbyOverlay {
     return width > 0 && width < NARROW_PX;
   }
 
+  /** A narrow canvas, or a touch screen (coarse pointer): panels start folded there. */
+  #isPhone(): boolean {
+    return this.#isNarrow() || this.element.ownerDocument.defaultView?.matchMedia?.('(pointer: coarse)').matches === true;
+  }
+
+  /**
+   * Folds the open panels that cover a kept-clear rectangle, hides title bars that still do, and
+   * opens again what it folded once nothing is in the way. Measured with the folded panels opened
+   * and the hidden ones shown (synchronously, so nothing flickers).
+   */
+  #yield(): void {
+    const panels = this.#panels();
+    for (const panel of panels) {
+      if (panel.dataset.slYielded === 'folded') panel.classList.remove('sl-collapsed');
+      panel.classList.remove('sl-yield-hidden');
+      delete panel.dataset.slYielded;
+    }
+    const rects = [...this.#keepClear.values()];
+    if (rects.length === 0) for (const panel of panels) delete panel.dataset.slPlayerOpened;
+    const covers = (panel: HTMLElement) => {
+      const r = panel.getBoundingClientRect();
+      return rects.some((k) => r.left < k.x + k.width && k.x < r.right && r.top < k.y + k.height && k.y < r.bottom);
+    };
+    if (rects.length > 0) {
+      for (const panel of panels) {
+        if (panel.dataset.slPlayerOpened !== undefined) continue;
+        if (!isPanelCollapsed(panel) && covers(panel)) {
+          panel.classList.add('sl-collapsed');
+          panel.dataset.slYielded = 'folded';
+        }
+      }
+      for (const panel of panels) {
+        if (panel.dataset.slPlayerOpened !== undefined || !covers(panel)) continue;
+        panel.classList.add('sl-yield-hidden');
+        panel.dataset.slYielded ??= 'hidden';
+      }
+    }
+    // The toggles tell what is open; a folded-for-now panel reads as folded.
+    for (const panel of panels) panel.querySelector('.sl-panel-toggle')?.setAttribute('aria-expanded', String(!isPanelCollapsed(panel)));
+  }
+
   readonly #onResize = (): void => {
-    // Turning into a phone layout closes the chat drawer once; the player opens it from there.
+    // Turning into a phone layout folds the panels once; the player opens them from there.
     const narrow = this.#isNarrow();
-    if (narrow && this.#narrow !== true && this.#chat) setPanelCollapsed(this.#chat.element, true);
+    if (narrow && this.#narrow !== true) for (const panel of this.#panels()) setPanelCollapsed(panel, true);
     this.#narrow = narrow;
+    const { width, height } = this.element.getBoundingClientRect();
+    if (width !== this.#size.width || height !== this.#size.height) {
+      const first = this.#size.width === 0 && this.#size.height === 0;
+      this.#size = { width, height };
+      if (!first) for (const listener of this.#resizeListeners) listener(width, height);
+    }
+    this.#yield();
     this.#changed();
   };
 
   readonly #onLayoutEvent = (): void => this.#changed();
+
+  /** A panel the player opens while it is folded for a kept-clear rectangle stays open: their choice wins. */
+  readonly #onToggleClick = (event: Event): void => {
+    const panel = (event.target as Element | null)?.closest?.('.sl-panel-toggle')?.closest<HTMLElement>('.sl-panel');
+    if (!panel || panel.dataset.slYielded === undefined) return;
+    delete panel.dataset.slYielded;
+    panel.dataset.slPlayerOpened = '';
+    panel.classList.remove('sl-yield-hidden');
+  };
 
   #changed(): void {
     if (this.#destroyed || this.#layoutListeners.size === 0) return;

@@ -9,7 +9,7 @@
  *
  * @module @social-layer/ui
  */
-export { LobbyOverlay } from './LobbyOverlay.ts';
+export { LobbyOverlay, type PageRect } from './LobbyOverlay.ts';
 export type { SafeArea } from './overlayLayout.ts';
 export { isPanelCollapsed, setPanelCollapsed } from './panelFrame.ts';
 export { LobbyChatPanel } from './LobbyChatPanel.ts';
@@ -28,6 +28,7 @@ export {
   type MemberState,
   type PanelHost,
   type SessionMember,
+  type ShowPanelsOptions,
 } from './session/GameSession.ts';
 export { PlayerBar, type PlayerBarOptions } from './session/PlayerBar.ts';
 export { VoiceChat, type VoiceChatOptions } from './session/VoiceChat.ts';

@@ -20,6 +20,7 @@ const CSS = `
   --sl-border: rgba(255, 255, 255, 0.08);
   --sl-font: 14px/1.35 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   --sl-bar-bg: #151927;
+  --sl-toast-bg: #171a28;
   --sl-chat-width: 360px;
   --sl-chat-height: 300px;
   --sl-friends-width: 250px;
@@ -52,6 +53,8 @@ const CSS = `
 }
 .sl-panel-body { display: flex; flex-direction: column; flex: 1 1 auto; min-height: 0; }
 .sl-collapsed .sl-panel-body { display: none; }
+/* A panel stepped out of the way of a speaking player (LobbyOverlay.keepClear). */
+.sl-yield-hidden { visibility: hidden; pointer-events: none; }
 .sl-collapsed { flex: none; height: auto !important; width: auto; }
 .sl-panel-title {
   margin: 0; padding: 0 12px 0 0; font-size: 12px; font-weight: 600; letter-spacing: 0.06em;
@@ -121,12 +124,15 @@ const CSS = `
 .sl-friend-actions { display: flex; gap: 6px; margin-left: auto; }
 .sl-friend[data-status="offline"] .sl-friend-name { color: var(--sl-muted); }
 .sl-friend-activity { font-size: 11px; color: var(--sl-muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-.sl-friend button, .sl-friends-add-button, .sl-toast button {
+.sl-friend button, .sl-friends-add-button, .sl-friends-copy, .sl-toast button {
   padding: 3px 9px; border: 0; border-radius: 6px; background: var(--sl-accent); color: var(--sl-accent-fg);
   font: inherit; font-size: 12px; font-weight: 600; cursor: pointer; flex: none;
 }
 .sl-friend button:disabled, .sl-toast button:disabled { opacity: 0.5; cursor: default; }
 .sl-friend-decline, .sl-toast-dismiss { background: rgba(255, 255, 255, 0.12) !important; color: var(--sl-fg) !important; }
+.sl-friends-you { display: flex; align-items: center; gap: 8px; padding: 6px 12px; border-bottom: 1px solid rgba(255, 255, 255, 0.06); font-size: 12px; color: var(--sl-muted); }
+.sl-friends-you-text { flex: 1; min-width: 0; display: flex; flex-direction: column; }
+.sl-friends-you-name { overflow-wrap: anywhere; font-family: ui-monospace, monospace; color: var(--sl-fg); }
 .sl-friends-status { padding: 0 12px 4px; font-size: 12px; color: var(--sl-muted); }
 .sl-friends-status:empty { display: none; }
 .sl-friends-status.sl-error { color: var(--sl-error); }
@@ -137,7 +143,7 @@ const CSS = `
 }
 .sl-toasts { position: absolute; top: var(--sl-gap); left: 50%; transform: translateX(-50%); z-index: 2; display: flex; flex-direction: column; gap: 8px; width: min(340px, calc(100% - 24px)); pointer-events: none; }
 .sl-toast {
-  pointer-events: auto; overflow: hidden; border-radius: var(--sl-radius); background: var(--sl-bg);
+  pointer-events: auto; overflow: hidden; border-radius: var(--sl-radius); background: var(--sl-toast-bg);
   border: 1px solid var(--sl-accent); box-shadow: 0 8px 28px rgba(0, 0, 0, 0.45); animation: sl-toast-in 180ms ease-out;
 }
 .sl-toast[data-valid="false"] { opacity: 0.6; border-color: rgba(255, 255, 255, 0.15); }
@@ -148,7 +154,8 @@ const CSS = `
 .sl-toast-error { padding: 0 12px 8px; font-size: 12px; color: var(--sl-error); }
 .sl-toast-error:empty { display: none; }
 .sl-bar {
-  display: flex; flex-wrap: wrap; align-items: center; gap: 6px 12px; padding: 8px 12px; box-sizing: border-box;
+  display: flex; flex-wrap: wrap; align-items: center; gap: 6px 12px; box-sizing: border-box;
+  padding: max(8px, env(safe-area-inset-top)) max(12px, env(safe-area-inset-right)) 8px max(12px, env(safe-area-inset-left));
   background: var(--sl-bar-bg); border-bottom: 1px solid rgba(255, 255, 255, 0.07); color: var(--sl-fg);
   font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; max-width: 100%;
 }
@@ -172,6 +179,25 @@ const CSS = `
 .sl-bar-button:disabled { opacity: 0.6; cursor: default; }
 .sl-bar-secondary { background: rgba(255, 255, 255, 0.1); color: var(--sl-fg); }
 .sl-bar-voice-hint { color: var(--sl-muted); white-space: nowrap; }
+/* Hold to talk, for fingers: shown in a call on a touch screen or a narrow one (the V key has no finger). */
+.sl-bar-talk {
+  display: none; min-width: 44px; min-height: 44px; padding: 0 16px; border: 2px solid var(--sl-accent); border-radius: 22px;
+  background: rgba(124, 156, 255, 0.12); color: var(--sl-fg); font: inherit; font-weight: 700; cursor: pointer;
+  touch-action: none; user-select: none; -webkit-user-select: none; -webkit-touch-callout: none;
+}
+.sl-bar-talk[aria-pressed="true"] { background: var(--sl-online); border-color: var(--sl-online); color: var(--sl-accent-fg); }
+@media (pointer: coarse), (max-width: 600px) {
+  .sl-bar-talk:not([hidden]) { display: inline-flex; align-items: center; justify-content: center; }
+  /* Touch targets of at least 44 px (platform guidelines). */
+  .sl-bar-button, .sl-bar-name-input { min-height: 44px; }
+  .sl-panel-toggle { min-height: 44px; }
+  .sl-friend button, .sl-friends-add-button, .sl-friends-copy, .sl-toast button, .sl-chat-send { min-height: 44px; min-width: 44px; }
+  .sl-chat-input, .sl-friends-input { min-height: 44px; box-sizing: border-box; }
+}
+/* No key to hold on a touch-only device: the button says what to do instead. */
+@media (hover: none) and (pointer: coarse) {
+  .sl-bar-voice-hint { display: none; }
+}
 .sl-bar :focus-visible, .sl-overlay :focus-visible { outline: 2px solid var(--sl-accent); outline-offset: 1px; }
 @media (max-width: 720px) {
   .sl-bar { padding: 6px 8px; gap: 4px 8px; font-size: 13px; }

@@ -66,7 +66,9 @@ export type FriendsClient = Pick<
   | 'sendDiscordFriendRequest'
   | 'acceptDiscordFriendRequest'
   | 'rejectDiscordFriendRequest'
->;
+> &
+  // Optional so minimal clients still fit: without it the panel does not show the player's own username.
+  Partial<Pick<Client, 'getCurrentUserV2'>>;
 
 /** Options of the friends panel. */
 export interface FriendsPanelOptions {

@@ -1,5 +1,6 @@
 import '@babylonjs/core/Culling/ray.js'; // adds scene.pick (Babylon's side-effect import)
 import { ArcRotateCamera } from '@babylonjs/core/Cameras/arcRotateCamera.js';
+import { Camera } from '@babylonjs/core/Cameras/camera.js';
 import { Engine } from '@babylonjs/core/Engines/engine.js';
 import { PointerEventTypes, type PointerInfo } from '@babylonjs/core/Events/pointerEvents.js';
 import { HemisphericLight } from '@babylonjs/core/Lights/hemisphericLight.js';
@@ -19,6 +20,11 @@ import { Avatar } from './Avatar.ts';
 import { clampToWorld, decodeAvatar, encodeAvatar } from './avatarState.ts';
 import { GROUND, groundToWorld, worldToGround } from './ground.ts';
 
+
+/** The camera's vertical angle of view on a wide screen (Babylon's default), in radians. */
+const VERTICAL_FOV = 0.8;
+/** Narrower than this (width / height) the field's width is what must fit (see #fitField). */
+const FIT_ASPECT = 1.6;
 /**
  * The play field: a Babylon.js scene with a ground plane where every member of the lobby is an
  * avatar placed where their member state says. Clicking the ground walks your avatar there and
@@ -53,7 +59,11 @@ export class LobbyWorld {
 
     // The component pumps the client's queued events before every frame (queueEvents in main.ts).
     this.social = new SocialLayerComponent(this.scene, session.client, { pumpCallbacks: true });
-    session.showPanels(this.social, { members: { memberColor: (id) => decodeAvatar(session.memberState(id)).color } });
+    session.showPanels(this.social, {
+      members: { memberColor: (id) => decodeAvatar(session.memberState(id)).color },
+      // Panels step aside from a speaking player.
+      locate: (id) => this.avatarBox(id),
+    });
     // One avatar per member, where their state says; ours walks where we last clicked.
     this.#avatars = session.trackMembers<Avatar>({
       create: (member) => {
@@ -126,6 +136,18 @@ export class LobbyWorld {
     this.#session.setState(encodeAvatar({ ...decodeAvatar(this.#session.state), ...target }));
   }
 
+  /**
+   * A member's avatar with its name tag, on the page, roughly: around where it stands, 1.2 m to
+   * each side and 3 m up (the tag floats at 2.4 m), measured from how long a metre is drawn there.
+   */
+  avatarBox(userId: string): { x: number; y: number; width: number; height: number } | undefined {
+    const at = this.avatarPosition(userId);
+    if (!at) return undefined;
+    const foot = this.worldToClient(at.x, at.y);
+    const metre = Math.abs(this.worldToClient(at.x + 64, at.y).x - foot.x);
+    return { x: foot.x - 1.2 * metre, y: foot.y - 3 * metre, width: 2.4 * metre, height: 3.5 * metre };
+  }
+
   /** Page (viewport) coordinates of a world position on the ground, to click there. */
   worldToClient(x: number, y: number): { x: number; y: number } {
     const at = worldToGround(x, y);
@@ -163,7 +185,20 @@ export class LobbyWorld {
     this.moveSelfTo(world.x, world.y);
   };
 
+  /**
+   * Keeps the whole field in view at any shape: on a wide screen the camera's vertical angle is
+   * fixed; narrower than FIT_ASPECT (a phone held upright) its horizontal angle is, so the field's
+   * sides, and the players standing there, are not cut off.
+   */
+  #fitField(): void {
+    const aspect = this.engine.getRenderWidth() / Math.max(1, this.engine.getRenderHeight());
+    const narrow = aspect < FIT_ASPECT;
+    this.camera.fovMode = narrow ? Camera.FOVMODE_HORIZONTAL_FIXED : Camera.FOVMODE_VERTICAL_FIXED;
+    this.camera.fov = narrow ? 2 * Math.atan(Math.tan(VERTICAL_FOV / 2) * FIT_ASPECT) : VERTICAL_FOV;
+  }
+
   readonly #onBeforeRender = (): void => {
+    this.#fitField();
     const elapsed = Math.min(this.engine.getDeltaTime(), 100);
     for (const avatar of this.#avatars.items.values()) avatar.update(elapsed);
     for (const ripple of [...this.#ripples]) {

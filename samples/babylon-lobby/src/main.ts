@@ -13,6 +13,8 @@ export interface SampleHook extends Partial<Pick<GameSession, 'client' | 'lobbyI
   world?: LobbyWorld;
   /** An avatar's position in world units (the 1024 x 640 field of member metadata). */
   avatarPosition(userId: string): { x: number; y: number } | undefined;
+  /** A member's avatar with its name tag on the page (what panels keep clear of while they speak). */
+  avatarBox(userId: string): { x: number; y: number; width: number; height: number } | undefined;
   /** Whether a member's avatar shows the speaking ring. */
   isSpeakingShown(userId: string): boolean;
   /** Page (viewport) coordinates of a world position on the ground, to click there. */
@@ -23,6 +25,7 @@ const hook: SampleHook = {
   ready: start(),
   avatarPosition: (userId) => hook.world?.avatarPosition(userId),
   isSpeakingShown: (userId) => hook.world?.isSpeakingShown(userId) ?? false,
+  avatarBox: (userId) => hook.world?.avatarBox(userId),
   worldToClient: (x, y) => hook.world?.worldToClient(x, y),
 };
 (window as unknown as { __socialLayerSample: SampleHook }).__socialLayerSample = hook;

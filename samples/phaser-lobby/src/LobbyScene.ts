@@ -37,6 +37,8 @@ export class LobbyScene extends Phaser.Scene {
     this.#drawField();
     session.showPanels(this.socialLayer.attach(session.client), {
       members: { memberColor: (id) => decodeAvatar(session.memberState(id)).color },
+      // Panels step aside from a speaking player's avatar (disc, ring and name tag).
+      locate: (id) => this.avatarBox(id),
     });
     // One avatar per member, where their state says; ours walks where we last clicked.
     this.#avatars = session.trackMembers<Avatar>({
@@ -133,6 +135,15 @@ export class LobbyScene extends Phaser.Scene {
     const scale = rect.width / WORLD.width;
     const bounds = hint.getBounds();
     return { x: rect.left + bounds.x * scale, y: rect.top + bounds.y * scale, width: bounds.width * scale, height: bounds.height * scale };
+  }
+
+  /** A member's avatar with its ring and name tag, on the page. */
+  avatarBox(userId: string): { x: number; y: number; width: number; height: number } | undefined {
+    const avatar = this.#avatar(userId);
+    if (!avatar) return undefined;
+    const rect = this.game.canvas.getBoundingClientRect();
+    const scale = rect.width / WORLD.width;
+    return { x: rect.left + (avatar.x - 70) * scale, y: rect.top + (avatar.y - 32) * scale, width: 140 * scale, height: 84 * scale };
   }
 
   /** Centers the hint at the top of the safe area, in world units (the canvas is scaled to fit). */

@@ -13,6 +13,8 @@ export interface SampleHook extends Partial<Pick<GameSession, 'client' | 'lobbyI
   game?: Phaser.Game;
   /** An avatar's drawn position in world units. */
   avatarPosition(userId: string): { x: number; y: number } | undefined;
+  /** A member's avatar with its name tag on the page (what panels keep clear of while they speak). */
+  avatarBox(userId: string): { x: number; y: number; width: number; height: number } | undefined;
   /** Whether a member's avatar shows the speaking ring. */
   isSpeakingShown(userId: string): boolean;
   /** Whether the game loop is drawing frames now (it sleeps while nothing moves). */
@@ -34,6 +36,7 @@ const hook: SampleHook = (window.__socialLayerSample = {
   ready: start(),
   avatarPosition: (userId) => scene?.avatarPosition(userId),
   isSpeakingShown: (userId) => scene?.isSpeakingShown(userId) ?? false,
+  avatarBox: (userId) => scene?.avatarBox(userId),
   isDrawing: () => scene?.drawing ?? false,
   hintBox: () => scene?.hintBox(),
   worldToClient(x, y) {

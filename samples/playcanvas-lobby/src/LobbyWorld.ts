@@ -1,11 +1,16 @@
 import * as pc from 'playcanvas';
 import { SocialLayer } from '@social-layer/playcanvas';
-import type { GameSession, MemberTracker } from '@social-layer/ui';
+import type { GameSession, MemberTracker, SafeArea } from '@social-layer/ui';
 import { Avatar } from './Avatar.ts';
 import { ring } from './ring.ts';
 import { clampToWorld, decodeAvatar, encodeAvatar } from './avatarState.ts';
 import { GROUND, rayToGround, sceneToWorld, worldToScene } from './world.ts';
 
+
+/** The camera's vertical angle of view on a wide screen, in degrees. */
+const VERTICAL_FOV = 42;
+/** Narrower than this (width / height) the field's width is what must fit (see #fitField). */
+const FIT_ASPECT = 1.6;
 /**
  * The 3D lobby: a PlayCanvas app with a ground, a camera looking down on it and one avatar per
  * lobby member, placed where their member state says. Clicking the ground walks your avatar
@@ -50,7 +55,23 @@ export class LobbyWorld {
     this.#ripple = this.#buildRipple();
 
     this.social = new SocialLayer(this.app, session.client, { pumpCallbacks: true });
-    session.showPanels(this.social, { members: { memberColor: (id) => decodeAvatar(session.memberState(id)).color } });
+    session.showPanels(this.social, {
+      members: { memberColor: (id) => decodeAvatar(session.memberState(id)).color },
+      // Panels step aside from a speaking player.
+      locate: (id) => this.avatarBox(id),
+    });
+    // The hint line stays at the bottom of what no panel covers (the chat docks bottom-left).
+    const hint = document.getElementById('hint');
+    const overlay = this.social.overlay;
+    if (hint && overlay) {
+      const place = (area: SafeArea) => {
+        hint.style.left = `${area.left + area.width / 2}px`;
+        hint.style.bottom = `${area.bottom + 10}px`;
+        hint.style.maxWidth = `${Math.max(0, area.width - 16)}px`;
+      };
+      this.#unsubscribe.push(overlay.onLayout(place));
+      place(overlay.safeArea());
+    }
     // One avatar per member, where their state says; ours walks where we last clicked.
     this.#avatars = session.trackMembers<Avatar>({
       create: (member) => {
@@ -99,6 +120,18 @@ export class LobbyWorld {
     return { x: rect.left + screen.x, y: rect.top + screen.y };
   }
 
+  /**
+   * A member's avatar with its name tag, on the page, roughly: around where it stands, 1.2 m to
+   * each side and 3 m up (the tag floats above the head), from how long a metre is drawn there.
+   */
+  avatarBox(userId: string): { x: number; y: number; width: number; height: number } | undefined {
+    const at = this.avatarPosition(userId);
+    if (!at) return undefined;
+    const foot = this.worldToClient(at.x, at.y);
+    const metre = Math.abs(this.worldToClient(at.x + 64, at.y).x - foot.x);
+    return { x: foot.x - 1.2 * metre, y: foot.y - 3 * metre, width: 2.4 * metre, height: 3.5 * metre };
+  }
+
   /** Asks for the next frame to be drawn (the app renders on demand). */
   #redraw(): void {
     this.app.renderNextFrame = true;
@@ -142,6 +175,7 @@ export class LobbyWorld {
 
   #onUpdate(dt: number): void {
     const camera = this.camera.camera!;
+    this.#fitField(camera);
     for (const avatar of this.#avatars.items.values()) {
       if (avatar.update(dt)) this.#redraw();
       avatar.placeLabel(camera);
@@ -153,6 +187,20 @@ export class LobbyWorld {
       this.#ripple.setLocalScale(scale, 1, scale);
       this.#ripple.enabled = this.#rippleAge < 0.45;
     }
+  }
+
+  /**
+   * Keeps the whole field in view at any shape: on a wide screen the camera's vertical angle is
+   * fixed; narrower than FIT_ASPECT (a phone held upright) its horizontal angle is, so the field's
+   * sides, and the players standing there, are not cut off.
+   */
+  #fitField(camera: pc.CameraComponent): void {
+    const narrow = this.#canvas.clientWidth / Math.max(1, this.#canvas.clientHeight) < FIT_ASPECT;
+    const fov = narrow ? (2 * Math.atan(Math.tan((VERTICAL_FOV * Math.PI) / 360) * FIT_ASPECT) * 180) / Math.PI : VERTICAL_FOV;
+    if (camera.horizontalFov === narrow && Math.abs(camera.fov - fov) < 1e-6) return;
+    camera.horizontalFov = narrow;
+    camera.fov = fov;
+    this.#redraw();
   }
 
   readonly #onResize = (): void => {
@@ -176,7 +224,7 @@ export class LobbyWorld {
     app.scene.ambientLight = new pc.Color(0.38, 0.4, 0.5);
 
     const camera = new pc.Entity('camera');
-    camera.addComponent('camera', { clearColor: new pc.Color(0.047, 0.055, 0.086), fov: 42, nearClip: 0.1, farClip: 100 });
+    camera.addComponent('camera', { clearColor: new pc.Color(0.047, 0.055, 0.086), fov: VERTICAL_FOV, nearClip: 0.1, farClip: 100 });
     camera.setPosition(0, 12.5, 10.5);
     camera.lookAt(0, 0, 0.6);
     app.root.addChild(camera);

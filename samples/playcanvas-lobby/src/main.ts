@@ -13,6 +13,8 @@ export interface SampleHook extends Partial<Pick<GameSession, 'client' | 'lobbyI
   social?: SocialLayer;
   /** An avatar's position in world units (member metadata units), mid-walk included. */
   avatarPosition(userId: string): { x: number; y: number } | undefined;
+  /** A member's avatar with its name tag on the page (what panels keep clear of while they speak). */
+  avatarBox(userId: string): { x: number; y: number; width: number; height: number } | undefined;
   /** Whether a member's avatar shows the speaking ring. */
   isSpeakingShown(userId: string): boolean;
   /** Page (viewport) coordinates of a world position on the ground, to click there. */
@@ -32,6 +34,7 @@ const hook: SampleHook = {
   ready: start(),
   avatarPosition: (userId) => world?.avatarPosition(userId),
   isSpeakingShown: (userId) => world?.isSpeakingShown(userId) ?? false,
+  avatarBox: (userId) => world?.avatarBox(userId),
   worldToClient: (x, y) => world?.worldToClient(x, y),
 };
 (window as unknown as SampleWindow).__socialLayerSample = hook;

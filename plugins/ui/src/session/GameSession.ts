@@ -1,6 +1,6 @@
 import { Client, ClientStatus, type ClientOptions, type MessageHandle } from '@social-layer/client';
 import type { LobbyChatPanel } from '../LobbyChatPanel.ts';
-import type { LobbyOverlay } from '../LobbyOverlay.ts';
+import type { LobbyOverlay, PageRect } from '../LobbyOverlay.ts';
 import type { SafeArea } from '../overlayLayout.ts';
 import type { MemberListOptions, ShowFriendsOptions, ShowLobbyOptions } from '../types.ts';
 import { GameStorage } from './GameStorage.ts';
@@ -88,6 +88,23 @@ export interface PanelHost {
   /** The overlay holding the panels (the three engine plugins have one). */
   readonly overlay?: LobbyOverlay | undefined;
 }
+
+/** Options of `showPanels`. */
+export interface ShowPanelsOptions {
+  /** Member list options (a swatch color per member, say). */
+  members?: MemberListOptions;
+  /** Friends panel and invite toast options. */
+  friends?: ShowFriendsOptions;
+  /**
+   * Where the game draws a member now, as a rectangle of the page (client coordinates): their
+   * avatar with its name tag. With it, panels never cover a player who is speaking: a panel over
+   * one folds or steps aside until they stop (`LobbyOverlay.keepClear`).
+   */
+  locate?: (memberId: string) => PageRect | undefined;
+}
+
+/** How often a speaking player's rectangle is looked up again (avatars walk while they talk). */
+const LOCATE_MS = 250;
 
 const LOBBY_EVENTS = ['lobbyUpdated', 'lobbyMemberAdded', 'lobbyMemberUpdated', 'lobbyMemberRemoved'] as const;
 const HISTORY_LIMIT = 50;
@@ -284,13 +301,47 @@ export class GameSession {
    * Fills an engine plugin's overlay: the lobby's chat (with its last 50 messages) and member
    * list, the friends panel, and invite toasts whose Accept takes the player to that lobby.
    */
-  showPanels(host: PanelHost, options: { members?: MemberListOptions; friends?: ShowFriendsOptions } = {}): void {
+  showPanels(host: PanelHost, options: ShowPanelsOptions = {}): void {
     this.#panels = host;
     host.showLobby(this.lobbyId, { members: options.members ?? {} });
     host.showFriends({ ...options.friends, toasts: { onJoin: (secret) => this.goToLobby(secret), ...(options.friends?.toasts || {}) } });
     this.chatHistory()
       .then((messages) => host.chat?.showMessages(messages))
       .catch((error: unknown) => console.warn('Could not load the chat history', error));
+    if (options.locate) this.#keepSpeakersClear(options.locate);
+  }
+
+  /**
+   * Tells the overlay where each speaking player is drawn, while they speak: on the speaking
+   * change, then every LOCATE_MS while anyone speaks (they may walk), only when the rectangle moved.
+   */
+  #keepSpeakersClear(locate: (memberId: string) => PageRect | undefined): void {
+    const shown = new Map<string, string>();
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const update = (userId: string) => {
+      const overlay = this.overlay;
+      if (!overlay) return;
+      const rect = this.voice.isSpeaking(userId) ? locate(userId) : undefined;
+      const key = rect ? [rect.x, rect.y, rect.width, rect.height].map(Math.round).join() : '';
+      if ((shown.get(userId) ?? '') === key) return;
+      if (key) shown.set(userId, key);
+      else shown.delete(userId);
+      overlay.keepClear(`speaking:${userId}`, rect);
+    };
+    const tick = () => {
+      for (const userId of [...shown.keys()]) update(userId);
+      if (shown.size === 0 && timer !== undefined) {
+        clearInterval(timer);
+        timer = undefined;
+      }
+    };
+    this.#off.push(
+      this.voice.onSpeaking((userId) => {
+        update(userId);
+        if (shown.size > 0 && timer === undefined) timer = setInterval(tick, LOCATE_MS);
+      }),
+      () => clearInterval(timer),
+    );
   }
 
   /** The overlay of the panels shown by `showPanels` (collapse, toggle key, docking). */

@@ -136,6 +136,7 @@ export class PlayerBar {
     const button = this.#button('sl-bar-voice', 'Join voice');
     const hint = el(doc, 'span', 'sl-bar-voice-hint');
     hint.setAttribute('aria-live', 'polite');
+    const talk = this.#talkButton(session);
     const render = () => {
       const status = session.voice.status;
       const joined = session.voice.call !== undefined;
@@ -143,6 +144,8 @@ export class PlayerBar {
       button.setAttribute('aria-pressed', String(joined));
       button.classList.toggle('sl-bar-secondary', joined);
       hint.hidden = !joined;
+      talk.hidden = !joined;
+      talk.disabled = status !== CallStatus.Connected;
       hint.textContent =
         status === CallStatus.Connected ? `Hold ${this.#keyName} to talk` : status === CallStatus.Reconnecting ? 'Voice reconnecting…' : 'Voice connecting…';
     };
@@ -150,7 +153,50 @@ export class PlayerBar {
     button.addEventListener('click', () => void session.voice.toggle().catch((error: unknown) => this.setStatus(`Voice: ${message(error)}`, true)));
     this.#off.push(session.voice.onChange(render));
     render();
-    return [button, hint];
+    return [button, talk, hint];
+  }
+
+  /**
+   * Hold to talk with a finger or a mouse (the stylesheet shows it on touch and narrow screens):
+   * pointer down opens the microphone, pointer up, cancel or leaving the button closes it. The
+   * pointer is captured, so a finger sliding off still ends with pointerup on the button; a
+   * touch held here must not scroll the page or open the long-press menu (`touch-action: none`,
+   * contextmenu prevented).
+   */
+  #talkButton(session: GameSession): HTMLButtonElement {
+    const talk = this.#button('sl-bar-talk', 'Hold to talk');
+    talk.classList.remove('sl-bar-button');
+    talk.setAttribute('aria-pressed', 'false');
+    talk.hidden = true;
+    const set = (active: boolean) => {
+      if (talk.getAttribute('aria-pressed') === String(active)) return;
+      talk.setAttribute('aria-pressed', String(active));
+      talk.textContent = active ? 'Talking…' : 'Hold to talk';
+      session.voice.setTalking(active);
+    };
+    talk.addEventListener('pointerdown', (event) => {
+      if (event.button !== 0 || talk.disabled) return;
+      event.preventDefault();
+      talk.setPointerCapture?.(event.pointerId);
+      set(true);
+    });
+    for (const type of ['pointerup', 'pointercancel', 'lostpointercapture'] as const) talk.addEventListener(type, () => set(false));
+    // A mouse dragged out of the button stops too (a captured pointer does not leave).
+    talk.addEventListener('pointerleave', () => set(false));
+    talk.addEventListener('contextmenu', (event) => event.preventDefault());
+    // Keyboard users hold Space or Enter on the focused button.
+    talk.addEventListener('keydown', (event) => {
+      if ((event.key === ' ' || event.key === 'Enter') && !event.repeat) {
+        event.preventDefault();
+        set(true);
+      }
+    });
+    talk.addEventListener('keyup', (event) => {
+      if (event.key === ' ' || event.key === 'Enter') set(false);
+    });
+    talk.addEventListener('blur', () => set(false));
+    this.#off.push(() => set(false));
+    return talk;
   }
 
   #button(className: string, text: string): HTMLButtonElement {

@@ -27,6 +27,9 @@ export class VoiceChat {
   readonly #off: (() => void)[] = [];
   #call: Call | undefined;
   #ptt: PushToTalkKey | undefined;
+  /** Push-to-talk is held by the key, the on-screen button, or both: either keeps the microphone open. */
+  #keyHeld = false;
+  #buttonHeld = false;
 
   constructor(client: Pick<Client, 'startCall' | 'endCall'>, lobbyId: string, options: VoiceChatOptions = {}) {
     this.#client = client;
@@ -67,7 +70,16 @@ export class VoiceChat {
     const call = this.#client.startCall(this.#lobbyId);
     if (!call) return undefined;
     this.#call = call;
-    this.#ptt = new PushToTalkKey(call, { code: this.pushToTalkKey });
+    this.#ptt = new PushToTalkKey(
+      {
+        setAudioMode: (mode) => call.setAudioMode(mode as Parameters<Call['setAudioMode']>[0]),
+        setPTTActive: (active) => {
+          this.#keyHeld = active;
+          this.#applyTalking();
+        },
+      },
+      { code: this.pushToTalkKey },
+    );
     this.#off.push(
       call.on('speakingStatusChanged', (userId, speaking) => this.#setSpeaking(userId, speaking)),
       call.on('statusChanged', (status) => {
@@ -77,6 +89,20 @@ export class VoiceChat {
     );
     this.#changed();
     return call;
+  }
+
+  /** Whether push-to-talk is held now (the key or the on-screen button). */
+  get talking(): boolean {
+    return this.#call !== undefined && (this.#keyHeld || this.#buttonHeld);
+  }
+
+  /**
+   * Holds (true) or releases push-to-talk from something other than the key: the player bar's
+   * hold-to-talk button on touch screens. The key and this hold independently; either talks.
+   */
+  setTalking(active: boolean): void {
+    this.#buttonHeld = active;
+    this.#applyTalking();
   }
 
   /** Leaves the call. */
@@ -108,10 +134,16 @@ export class VoiceChat {
     for (const listener of this.#speakingListeners) listener(userId, speaking);
   }
 
+  #applyTalking(): void {
+    this.#call?.setPTTActive(this.#keyHeld || this.#buttonHeld);
+  }
+
   #cleanUp(): void {
     for (const off of this.#off.splice(0)) off();
     this.#ptt?.destroy();
     this.#ptt = undefined;
+    this.#keyHeld = false;
+    this.#buttonHeld = false;
     this.#call = undefined;
     for (const userId of [...this.#speaking]) this.#setSpeaking(userId, false);
   }
