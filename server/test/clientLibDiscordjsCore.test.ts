@@ -50,7 +50,8 @@ describe('@discordjs/core + rest + ws', () => {
     expect(guild.name).toBe('Library Guild');
   });
 
-  it('reads the guild, its channels, roles and members', async () => {
+  it('reads its guilds, the guild, its channels, roles and members', async () => {
+    expect((await client.api.users.getGuilds()).map((g) => g.id)).toEqual([w.guildId]);
     const guild = await client.api.guilds.get(w.guildId);
     expect(guild.owner_id).toBe(w.owner.userId);
     const channels = await client.api.guilds.getChannels(w.guildId);

@@ -39,6 +39,8 @@ beforeAll(async () => {
     if (p.t) packets.push({ t: p.t, d: p.d });
   });
   client.on('error', (e: unknown) => errors.push(e));
+  // A library warns when what we send is not what it expects (an unknown shape, a clock skew).
+  client.on('warn', (m: unknown) => errors.push(m));
 });
 afterAll(async () => {
   client?.disconnect({ reconnect: false });
@@ -59,7 +61,8 @@ describe('eris', () => {
     expect(guild.ownerID).toBe(w.owner.userId);
   });
 
-  it('reads the guild, its channels, roles and members', async () => {
+  it('reads its guilds, the guild, its channels, roles and members', async () => {
+    expect((await client.getRESTGuilds()).map((g) => g.id)).toEqual([w.guildId]);
     const guild = await client.getRESTGuild(w.guildId);
     expect(guild.name).toBe('Library Guild');
     const channels = await client.getRESTGuildChannels(w.guildId);
@@ -144,5 +147,6 @@ describe('eris', () => {
     const update = await w.observer.next((f) => f.t === 'PRESENCE_UPDATE' && f.d.user.id === ids.bot && f.d.status === 'dnd');
     expect(update.d.guild_id).toBe(w.guildId);
     expect(update.d.activities[0]).toMatchObject({ name: 'with eris', type: 0 });
+    expect(errors).toEqual([]);
   });
 });

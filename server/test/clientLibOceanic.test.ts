@@ -29,6 +29,8 @@ beforeAll(async () => {
   });
   client.on('packet', (p) => packets.push({ t: p.t, d: p.d }));
   client.on('error', (e) => errors.push(e));
+  // A library warns when what we send is not what it expects (an unknown shape, a clock skew).
+  client.on('warn', (m: unknown) => errors.push(m));
 });
 afterAll(async () => {
   client?.disconnect(false);
@@ -48,7 +50,8 @@ describe('oceanic.js', () => {
     expect(guild.ownerID).toBe(w.owner.userId);
   });
 
-  it('reads the guild, its channels, roles and members', async () => {
+  it('reads its guilds, the guild, its channels, roles and members', async () => {
+    expect((await client.rest.oauth.getCurrentGuilds()).map((g) => g.id)).toEqual([w.guildId]);
     const guild = await client.rest.guilds.get(w.guildId);
     expect(guild.name).toBe('Library Guild');
     const channels = await client.rest.guilds.getChannels(w.guildId);
@@ -131,5 +134,6 @@ describe('oceanic.js', () => {
     const update = await w.observer.next((f) => f.t === 'PRESENCE_UPDATE' && f.d.user.id === ids.bot && f.d.status === 'dnd');
     expect(update.d.guild_id).toBe(w.guildId);
     expect(update.d.activities[0]).toMatchObject({ name: 'with oceans', type: 0 });
+    expect(errors).toEqual([]);
   });
 });
