@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { ApiErrorCode } from '@social-layer/protocol';
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import type { Logger } from '../log/Logger.ts';
 import type { ProfileData } from '../storage/ApplicationProfileRepo.ts';
 import type { Database, UsersTable } from '../storage/schema.ts';

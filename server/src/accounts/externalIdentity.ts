@@ -1,5 +1,5 @@
 import { Limits } from '@social-layer/protocol';
-import { ApiError, Errors } from '../http/ApiError.ts';
+import { ApiError, Errors } from '../errors/ApiError.ts';
 import type { OidcVerifier } from '../oauth2/OidcVerifier.ts';
 import type { ApplicationsTable } from '../storage/schema.ts';
 import type { ProfileData } from '../storage/ApplicationProfileRepo.ts';

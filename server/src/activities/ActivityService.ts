@@ -1,5 +1,5 @@
 import { invalidateMappings } from './proxyMappingsCache.ts';
-import { ApiError, Errors } from '../http/ApiError.ts';
+import { ApiError, Errors } from '../errors/ApiError.ts';
 import { GuildErrors } from '../guilds/guildErrors.ts';
 import { viewChannel } from '../guilds/GuildAccess.ts';
 import { DEFAULT_EVERYONE_PERMISSIONS, Permission, has } from '../guilds/permissions.ts';

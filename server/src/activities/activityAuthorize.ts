@@ -1,5 +1,5 @@
 import { newSecret } from '../auth/secrets.ts';
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import { isValidChallenge } from '../oauth2/pkce.ts';
 import { forbiddenScope } from '../oauth2/scopes.ts';
 import type { Store } from '../storage/Store.ts';

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isIP } from 'node:net';
-import { parseAuthorization } from '../http/auth.ts';
+import { parseAuthorization } from '../auth/authorizationHeader.ts';
 import WebSocket, { WebSocketServer } from 'ws';
 import { relay } from './wsRelay.ts';
 import type { ServerContext } from '../ServerContext.ts';

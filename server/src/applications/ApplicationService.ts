@@ -1,4 +1,4 @@
-import { ApiError, Errors } from '../http/ApiError.ts';
+import { ApiError, Errors } from '../errors/ApiError.ts';
 import type { UrlPolicy } from '../config/urlPolicy.ts';
 import { KNOWN_SCOPES } from '../oauth2/scopes.ts';
 import type { ApplicationChanges, ApprovalState, CreatedApplication } from '../storage/ApplicationRepo.ts';

@@ -1,5 +1,5 @@
 import type { FieldErrorTree } from '@social-layer/protocol';
-import { Errors } from '../http/ApiError.ts';
+import { Errors } from '../errors/ApiError.ts';
 
 /**
  * Collects the semantic errors of an application edit (rules a schema cannot say: URL policy,

@@ -1,6 +1,6 @@
 import { ApplicationService } from '../applications/ApplicationService.ts';
 import { UrlPolicy } from '../config/urlPolicy.ts';
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import type { Store } from '../storage/Store.ts';
 import { type CliCommand, CliUsageError, printJson, snowflakeOption } from './command.ts';
 import { DATA_OPTIONS, DATA_USAGE, withStore } from './operatorStore.ts';

@@ -1,6 +1,6 @@
 import { CommerceEvents, CommerceService } from '../commerce/index.ts';
 import { LocalEventBus } from '../events/EventBus.ts';
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import { type CliCommand, CliUsageError, printJson, requireString, snowflakeOption } from './command.ts';
 import { DATA_OPTIONS, DATA_USAGE, withStore } from './operatorStore.ts';
 

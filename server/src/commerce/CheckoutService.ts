@@ -1,4 +1,4 @@
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import type { Store } from '../storage/Store.ts';
 import type { CommerceService } from './CommerceService.ts';
 import { CommerceErrors } from './errors.ts';

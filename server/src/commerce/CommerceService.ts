@@ -1,5 +1,5 @@
 import type { FieldErrorTree } from '@social-layer/protocol';
-import { Errors } from '../http/ApiError.ts';
+import { Errors } from '../errors/ApiError.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../storage/schema.ts';
 import type { Store } from '../storage/Store.ts';

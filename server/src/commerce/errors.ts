@@ -1,4 +1,4 @@
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 
 /**
  * Commerce refusals with the public JSON error codes (discord-api-types' RESTJSONErrorCodes).

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { RateLimitStore } from '../http/RateLimiter.ts';
+import type { RateLimitStore } from './RateLimitStore.ts';
 
 /**
  * Rate-limit windows in Redis, shared by every node: one atomic script counts the hit and starts

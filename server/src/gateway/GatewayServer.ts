@@ -8,12 +8,19 @@ import type { LobbyService } from '../lobbies/LobbyService.ts';
 import type { SocialServices } from '../social/SocialServices.ts';
 import type { VoiceStateService } from '../voice/VoiceStateService.ts';
 import type { Logger } from '../log/Logger.ts';
-import type { UpgradeRouter } from '../http/UpgradeRouter.ts';
 import type { GuildGateway } from '../guilds/GuildGateway.ts';
 import { GatewayConnection } from './GatewayConnection.ts';
 import type { RedisSessionStore, SessionMeta } from './RedisSessionStore.ts';
 import { Session } from './Session.ts';
 import type { SessionStartLimit } from './SessionStartLimit.ts';
+
+/**
+ * What the Gateway needs of the server's WebSocket upgrade routing: a path to take. startServer
+ * passes http/UpgradeRouter.ts, which lies above this folder and is not imported from here.
+ */
+interface UpgradeRoutes {
+  route(path: string, handler: (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => void): void;
+}
 
 export interface GatewayIdentity {
   kind: 'bearer' | 'bot';
@@ -67,7 +74,7 @@ export class GatewayServer {
   readyProfiles: ((applicationId: string, ready: ReadyData) => Promise<ReadyData>) | null = null;
 
   constructor(
-    upgrades: UpgradeRouter,
+    upgrades: UpgradeRoutes,
     private readonly options: GatewayServerOptions,
     private readonly bus: EventBus,
     readonly connections: ConnectionTracker,

@@ -1,4 +1,4 @@
-import type { BucketRule, RateLimitStore } from '../http/RateLimiter.ts';
+import type { BucketRule, RateLimitStore } from '../events/RateLimitStore.ts';
 
 /** What GET /gateway/bot reports (protocols.md 1.1), in the public field names. */
 export interface SessionStartLimitInfo {

@@ -1,5 +1,5 @@
 import type { APIEmoji } from 'discord-api-types/v10';
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import type { Store } from '../storage/Store.ts';
 import type { EmojisTable } from '../storage/guildSchema.ts';
 import type { UsersTable } from '../storage/schema.ts';

@@ -8,7 +8,7 @@ import { MESSAGE_INTENT_OF, messageJsonForSession } from '../messages/messageGat
 import { DM_INTENT_OF } from '../messages/privateChannels.ts';
 import { allowedPrivileged } from './intentApproval.ts';
 import { ApplicationIntentFlag, Intent, PRIVILEGED_INTENTS } from './intents.ts';
-import { MemoryRateLimitStore, type RateLimitStore } from '../http/RateLimiter.ts';
+import { MemoryRateLimitStore, type RateLimitStore } from '../events/RateLimitStore.ts';
 
 export { ApplicationIntentFlag, Intent, PRIVILEGED_INTENTS } from './intents.ts';
 

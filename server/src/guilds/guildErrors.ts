@@ -1,4 +1,4 @@
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 
 /** The public error codes of the guild surfaces (protocols.md 2.2). */
 export const GuildErrors = {

@@ -15,7 +15,7 @@ import type { InteractionMessagesTable, InteractionsTable } from '../storage/int
 import type { Store } from '../storage/Store.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../storage/schema.ts';
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import { ATTACHMENT_IS_SPOILER, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, UrlSigner, attachmentPath, cleanFilename, type AttachmentStore, type StoredAttachment } from '../messages/attachments.ts';
 import { attachmentStoreFor } from '../messages/attachmentStoreFor.ts';
 import { InteractionErrors as E } from './interactionErrors.ts';

@@ -14,7 +14,7 @@ import { channelWire, memberWire, roleWire, userWire } from '../guilds/guildWire
 import { has, Permission } from '../guilds/permissions.ts';
 import { MAX_ATTACHMENT_BYTES } from '../messages/attachments.ts';
 import { messageWire } from '../messages/messageWire.ts';
-import { ApiError, Errors } from '../http/ApiError.ts';
+import { ApiError, Errors } from '../errors/ApiError.ts';
 import { WebhookSigner } from '../webhooks/signing.ts';
 import { safePost, type SafeFetchOptions, SafeFetchError, parseWebhookUrl } from '../webhooks/safeFetch.ts';
 import type { UrlPolicy } from '../config/urlPolicy.ts';

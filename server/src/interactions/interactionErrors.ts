@@ -1,4 +1,4 @@
-import { ApiError, Errors } from '../http/ApiError.ts';
+import { ApiError, Errors } from '../errors/ApiError.ts';
 
 /** Public error codes of commands and interactions. */
 export const InteractionErrors = {

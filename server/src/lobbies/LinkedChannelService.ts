@@ -5,7 +5,7 @@ import { systemClock } from '../commerce/clock.ts';
 import { registerMergeStep } from '../accounts/merge.ts';
 import type { EventBus } from '../events/EventBus.ts';
 import { userTopic } from '../events/EventBus.ts';
-import { ApiError, Errors } from '../http/ApiError.ts';
+import { ApiError, Errors } from '../errors/ApiError.ts';
 import { GuildView, viewChannel, viewGuild } from '../guilds/GuildAccess.ts';
 import { GuildErrors } from '../guilds/guildErrors.ts';
 import type { GuildEvents } from '../guilds/GuildEvents.ts';

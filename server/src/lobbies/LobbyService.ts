@@ -8,7 +8,7 @@ import {
   type User,
   type VoiceState,
 } from '@social-layer/protocol';
-import { Errors } from '../http/ApiError.ts';
+import { Errors } from '../errors/ApiError.ts';
 import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
 import type { EventBus } from '../events/EventBus.ts';
 import type { Logger } from '../log/Logger.ts';

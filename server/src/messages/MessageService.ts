@@ -16,7 +16,7 @@ import { contentExempt, messageWire, userIdsOf, withoutContent } from './message
 import { ATTACHMENT_IS_SPOILER, MAX_ATTACHMENT_BYTES, UrlSigner, attachmentPath, cleanFilename, type AttachmentStore, type StoredAttachment } from './attachments.ts';
 import { attachmentStoreFor } from './attachmentStoreFor.ts';
 import { join } from 'node:path';
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import { checkEmbedTotal } from './embeds.ts';
 import { searchServiceFor } from './search/SearchService.ts';
 import { autoModFor } from '../moderation/AutoModService.ts';

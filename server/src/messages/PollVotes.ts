@@ -6,7 +6,7 @@ import { guildServicesFor } from '../guilds/GuildServices.ts';
 import type { GuildEvents } from '../guilds/GuildEvents.ts';
 import { has, Permission } from '../guilds/permissions.ts';
 import { userWire } from '../guilds/guildWire.ts';
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import type { Database } from '../storage/schema.ts';
 import type { Store } from '../storage/Store.ts';
 import { MessageErrors as E } from './messageErrors.ts';

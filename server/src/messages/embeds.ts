@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { APIEmbed } from 'discord-api-types/v10';
-import { parseWith } from '../http/schemas/validator.ts';
-import { ApiError } from '../http/ApiError.ts';
+import { parseWith } from '../schemas/validator.ts';
+import { ApiError } from '../errors/ApiError.ts';
 
 /**
  * The public embed rules, for every path that creates or edits a message (Create and Edit

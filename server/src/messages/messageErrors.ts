@@ -1,4 +1,4 @@
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import { GuildErrors } from '../guilds/guildErrors.ts';
 
 /** The public error codes of the message surfaces (spec, error codes; protocols.md 2.2). */

@@ -4,7 +4,7 @@ import { GuildView } from '../guilds/GuildAccess.ts';
 import { guildUserTopic, type Audience, type GuildEvents } from '../guilds/GuildEvents.ts';
 import { userWire } from '../guilds/guildWire.ts';
 import { Permission } from '../guilds/permissions.ts';
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import type { GuildChannelsTable } from '../storage/guildSchema.ts';
 import { PrivateChannelRepo, type PrivateChannel } from '../storage/PrivateChannelRepo.ts';
 import { snowflakeLess } from '../storage/DirectMessageRepo.ts';

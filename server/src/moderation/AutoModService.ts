@@ -3,7 +3,7 @@ import { viewGuild, type GuildView } from '../guilds/GuildAccess.ts';
 import { GuildEvents } from '../guilds/GuildEvents.ts';
 import { GuildErrors } from '../guilds/guildErrors.ts';
 import { Permission } from '../guilds/permissions.ts';
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import type { Store } from '../storage/Store.ts';
 import type { GuildChannelsTable } from '../storage/guildSchema.ts';
 import type { AutomodRulesTable } from '../storage/moderationSchema.ts';

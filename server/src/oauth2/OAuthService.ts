@@ -5,7 +5,7 @@ import type { AccountService } from '../accounts/AccountService.ts';
 import { isBanned } from '../accounts/AccountService.ts';
 import { type ExternalIdentity, resolveExternalIdentity } from '../accounts/externalIdentity.ts';
 import { hashSecret, newSecret } from '../auth/secrets.ts';
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import type { Logger } from '../log/Logger.ts';
 import type { ApplicationsTable, Database, UsersTable } from '../storage/schema.ts';
 import { toMs } from '../storage/schema.ts';

@@ -1,6 +1,6 @@
 import { createHash, type JsonWebKey } from 'node:crypto';
 import { ApiErrorCode } from '@social-layer/protocol';
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 import type { Logger } from '../log/Logger.ts';
 import { issuerUrlAllowed, isLoopbackHost, resolvesToPublicAddresses } from './issuerHostnames.ts';
 import { decodeJwt, verifyWithJwk } from './jwt.ts';

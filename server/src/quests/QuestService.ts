@@ -1,5 +1,5 @@
 import type { FieldErrorTree } from '@social-layer/protocol';
-import { ApiError, Errors } from '../http/ApiError.ts';
+import { ApiError, Errors } from '../errors/ApiError.ts';
 import { QuestRepo, type QuestEnrollmentsTable, type QuestsTable } from '../storage/QuestRepo.ts';
 import type { Store } from '../storage/Store.ts';
 import { userToWire } from '../storage/UserRepo.ts';

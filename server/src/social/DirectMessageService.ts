@@ -8,7 +8,7 @@ import {
   type UserMessageSummaryWire,
 } from '@social-layer/protocol';
 import type { EventBus } from '../events/EventBus.ts';
-import { Errors } from '../http/ApiError.ts';
+import { Errors } from '../errors/ApiError.ts';
 import { messageToWire } from '../lobbies/LobbyService.ts';
 import { decodeMetadata, encodeMetadata } from '../storage/LobbyRepo.ts';
 import type { DirectMessagesTable, UsersTable } from '../storage/schema.ts';

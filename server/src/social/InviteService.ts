@@ -9,7 +9,7 @@ import {
   type ActivityWire,
 } from '@social-layer/protocol';
 import type { EventBus } from '../events/EventBus.ts';
-import { Errors } from '../http/ApiError.ts';
+import { Errors } from '../errors/ApiError.ts';
 import type { Logger } from '../log/Logger.ts';
 import type { ActivityInvitesTable, UsersTable } from '../storage/schema.ts';
 import type { Store } from '../storage/Store.ts';

@@ -6,7 +6,7 @@ import {
 } from '@social-layer/protocol';
 import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
 import type { EventBus } from '../events/EventBus.ts';
-import { Errors } from '../http/ApiError.ts';
+import { Errors } from '../errors/ApiError.ts';
 import type { Logger } from '../log/Logger.ts';
 import type { Store } from '../storage/Store.ts';
 import { normalizeActivity, publicActivity, type ParsedActivity } from './activityCheck.ts';

@@ -1,7 +1,7 @@
 import { RelationshipType as R, SocialDispatchEvent, type RelationshipWire } from '@social-layer/protocol';
 import type { Transaction } from 'kysely';
 import type { EventBus } from '../events/EventBus.ts';
-import { Errors } from '../http/ApiError.ts';
+import { Errors } from '../errors/ApiError.ts';
 import { PLATFORM_SCOPE } from '../storage/RelationshipRepo.ts';
 import type { Database, RelationshipsTable, UsersTable } from '../storage/schema.ts';
 import type { Store } from '../storage/Store.ts';

@@ -7,8 +7,8 @@ import {
   type PresenceStatus,
 } from '@social-layer/protocol';
 import { type Static, Type } from 'typebox';
-import { Choice, HttpUrl, Int, Nullable, parseWith, Str } from '../http/schemas/index.ts';
-import { SchemaKeywords } from '../http/schemas/validator.ts';
+import { Choice, HttpUrl, Int, Nullable, Str } from '../schemas/primitives.ts';
+import { parseWith, SchemaKeywords } from '../schemas/validator.ts';
 
 /**
  * The Activity a game may set (rich presence), as a schema with the header's limits

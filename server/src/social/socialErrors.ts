@@ -1,5 +1,5 @@
 import { ApiErrorCode } from '@social-layer/protocol';
-import { ApiError } from '../http/ApiError.ts';
+import { ApiError } from '../errors/ApiError.ts';
 
 /** The errors of relationships, invites and direct messages, in the `{code, message}` shape. */
 export const SocialErrors = {

@@ -1,8 +1,9 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import dgram from 'node:dgram';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { VoiceCloseCode, VoiceTransport } from '@social-layer/protocol';
 import type { CryptoBackend } from '@social-layer/core-wasm';
-import type { UpgradeRouter } from '../http/UpgradeRouter.ts';
 import type { Logger } from '../log/Logger.ts';
 import type { DaveDeliveryFactory } from './dave.ts';
 import type { MediaSink } from './MediaRelay.ts';
@@ -11,6 +12,14 @@ import { VoiceCall } from './VoiceCall.ts';
 import { VoiceConnection } from './VoiceConnection.ts';
 import type { VoiceSession } from './VoiceSession.ts';
 import type { VoiceStateService } from './VoiceStateService.ts';
+
+/**
+ * What the voice gateway needs of the server's WebSocket upgrade routing: a path to take. startServer
+ * passes http/UpgradeRouter.ts, which lies above this folder and is not imported from here.
+ */
+interface UpgradeRoutes {
+  route(path: string, handler: (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => void): void;
+}
 
 export interface VoiceGatewayOptions {
   heartbeatIntervalMs: number;
@@ -41,7 +50,7 @@ export class VoiceGatewayServer {
   udpAddress = { address: '127.0.0.1', port: 0 };
 
   constructor(
-    upgrades: UpgradeRouter,
+    upgrades: UpgradeRoutes,
     readonly states: VoiceStateService,
     private readonly backend: CryptoBackend,
     private readonly daveFactory: DaveDeliveryFactory,

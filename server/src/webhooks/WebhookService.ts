@@ -1,5 +1,5 @@
 import type { FieldErrorTree } from '@social-layer/protocol';
-import { Errors } from '../http/ApiError.ts';
+import { Errors } from '../errors/ApiError.ts';
 import { WebhookStatus, type WebhookEventRepo } from '../storage/WebhookEventRepo.ts';
 import type { WebhookEventsTable } from '../storage/schema.ts';
 import { pingBody, WebhookEventTypes } from './payload.ts';

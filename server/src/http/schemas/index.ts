@@ -5,8 +5,8 @@
  */
 export { Type, type Static, type TSchema } from 'typebox';
 export type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-export * from './primitives.ts';
+export * from '../../schemas/primitives.ts';
 export * from './responses.ts';
 export { FormField, pageRoute } from './pages.ts';
 export { BEARER, BEARER_OR_BOT, BOT, CLIENT, DOCS_PATH, OPENAPI_PATH, type RegisteredRoute, registeredRoutes, registerOpenApi } from './openapi.ts';
-export { describeOnly, errorTree, formErrorOf, parseWith, validatorCompiler } from './validator.ts';
+export { describeOnly, errorTree, formErrorOf, parseWith, validatorCompiler } from '../../schemas/validator.ts';

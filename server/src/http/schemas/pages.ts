@@ -1,6 +1,6 @@
 import type { FastifySchema } from 'fastify';
 import { Type } from 'typebox';
-import { describeOnly } from './validator.ts';
+import { describeOnly } from '../../schemas/validator.ts';
 
 /**
  * Route options for the platform's HTML pages (sign-in, consent, account, device activation, the

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { ActivityInviteWire, ActivityWire, DirectMessageWire, Lobby, LobbyMember, LobbyMessage, RelationshipWire, TokenResponse, User, UserApplicationProfile, UserMessageSummaryWire } from '@social-layer/protocol';
-import { Snowflake, Wire } from './primitives.ts';
+import { Snowflake, Wire } from '../../schemas/primitives.ts';
 
 /**
  * Response shapes, for the OpenAPI document. Responses are serialized with JSON.stringify, not
@@ -54,6 +54,8 @@ export const UserSchema = Wire<User>(
       bot: Type.Boolean(),
       is_provisional: Type.Boolean({ description: 'True for provisional (guest) accounts' }),
       premium_type: Type.Optional(Type.Integer()),
+      email: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'On the user\'s own object with the `email` scope: the account\'s email, null when it has none' })),
+      verified: Type.Optional(Type.Boolean({ description: 'With `email`: whether the email was confirmed (the platform sends no confirmation mail, so false)' })),
       application_profiles: Type.Optional(Type.Array(ApplicationProfileSchema, { description: 'On the user\'s own object: its game profiles for the token\'s application' })),
       primary_guild: Type.Optional(
         Type.Object(

@@ -2,8 +2,8 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { type FieldErrorTree, isSnowflake } from '@social-layer/protocol';
-import { ApiError, Errors } from '../ApiError.ts';
-import { bytesAreImage } from '../../applications/applicationImages.ts';
+import { ApiError, Errors } from '../errors/ApiError.ts';
+import { bytesAreImage } from '../applications/applicationImages.ts';
 
 /**
  * Request validation for every route: TypeBox schemas compiled by Ajv (JSON Schema 2020-12, the
