@@ -40,6 +40,8 @@ import type { VoiceClusterOptions } from './voice/VoiceCluster.ts';
 import { VoiceGatewayServer } from './voice/VoiceGatewayServer.ts';
 import { VoiceStateService } from './voice/VoiceStateService.ts';
 import { GuildGateway } from './guilds/GuildGateway.ts';
+import { GuildPresenceFanout } from './guilds/GuildPresenceFanout.ts';
+import { readyStoreFields } from './gateway/readyFields.ts';
 import { guildServicesFor } from './guilds/GuildServices.ts';
 import { startWebhooks, type WebhookOptions } from './webhooks/startWebhooks.ts';
 import type { WebhookService } from './webhooks/WebhookService.ts';
@@ -234,6 +236,18 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         log: log.child({ scope: 'cluster' }),
       })
     : new MemoryConnectionTracker(options.presenceGraceMs ?? 5000);
+  // Bots' sessions, tracked apart: a bot is online to its guilds while it has one, and nothing that
+  // follows users' connections (lobbies, friends' presence, embedded activities) hears of bots.
+  const botConnections: ConnectionTracker = options.redisUrl
+    ? await cluster!.RedisConnectionTracker.start({
+        url: options.redisUrl,
+        prefix: `${options.redisPrefix ?? 'sl:'}botconn:`,
+        graceMs: options.presenceGraceMs ?? 5000,
+        heartbeatMs: options.clusterHeartbeatMs ?? envMs('SOCIAL_LAYER_CLUSTER_HEARTBEAT_MS'),
+        ttlMs: options.clusterTtlMs ?? envMs('SOCIAL_LAYER_CLUSTER_TTL_MS'),
+        log: log.child({ scope: 'cluster' }),
+      })
+    : new MemoryConnectionTracker(options.presenceGraceMs ?? 5000);
   const lobbies = new LobbyService(store, bus, connections, log.child({ scope: 'lobbies' }));
   const social = new SocialServices(store, bus, connections, log.child({ scope: 'social' }));
   const port = options.port ?? Number(process.env.SOCIAL_LAYER_PORT ?? 3333);
@@ -331,6 +345,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Op 8's all-members limit is one per bot and guild across nodes: with Redis, the shared counters.
   const op8Store = options.redisUrl ? (rateLimiter?.store ?? new cluster!.RedisRateLimitStore(options.redisUrl, `${options.redisPrefix ?? 'sl:'}rl:`)) : undefined;
   gateway.guilds = new GuildGateway(guildServicesFor(store, bus), bus, op8Store);
+  // Guild members' presences (PRESENCE_UPDATE with guild_id, GUILD_CREATE and op 8 presences).
+  const guildPresences = new GuildPresenceFanout(store, bus, social.presence, botConnections, log.child({ scope: 'guild-presence' }));
+  gateway.guilds.presences = guildPresences;
+  gateway.guildPresences = guildPresences;
+  gateway.botConnections = botConnections;
+  gateway.readyStoreFields = (identity) => readyStoreFields(store, bus, identity);
   gateway.voice = voiceStates;
   // Modify Guild Member's mute, deaf and channel_id act on guild voice seats (held on this node).
   guildServicesFor(store, bus).members.voice = voiceStates;
@@ -432,10 +452,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await voice.close();
       await voiceStates.close();
       social.close();
+      guildPresences.close();
       await gateway.close();
       await gateway.guilds?.close();
       if (op8Store && op8Store !== rateLimiter?.store) await op8Store.close();
       await connections.close();
+      await botConnections.close();
       await rateLimiter?.close();
       await app.close();
       await lobbies.drain();

@@ -12,6 +12,7 @@ import {
 import type { GatewayServer } from './GatewayServer.ts';
 import { Session } from './Session.ts';
 import { beforeWrite, flushNow } from './writeCoalescer.ts';
+import { largeThresholdOf } from '../guilds/guildCreatePresences.ts';
 
 /** Bits 0-25 are the documented intents (protocols.md 1.10); anything above is invalid (4013). */
 const VALID_INTENT_MASK = (1 << 26) - 1;
@@ -25,6 +26,8 @@ const TEXT = { binary: false } as const;
  */
 export class GatewayConnection {
   private session: Session | null = null;
+  /** Whose session this socket holds: a bot's op 3 is its guild presence, a user's is their social presence. */
+  private kind: 'bearer' | 'bot' = 'bearer';
   private heartbeatDeadline: NodeJS.Timeout | null = null;
   private identifyDeadline: NodeJS.Timeout | null = null;
   private sendTimes: number[] = [];
@@ -114,7 +117,7 @@ export class GatewayConnection {
   private async onIdentify(d: unknown): Promise<void> {
     if (this.session) return this.close(GatewayCloseCode.AlreadyAuthenticated, 'You sent more than one identify payload.');
     if (typeof d !== 'object' || d === null) return this.close(GatewayCloseCode.DecodeError, 'Invalid identify payload.');
-    const { token, intents, capabilities } = d as { token?: unknown; intents?: unknown; capabilities?: unknown };
+    const { token, intents, capabilities, large_threshold: largeThreshold } = d as { token?: unknown; intents?: unknown; capabilities?: unknown; large_threshold?: unknown };
     if (typeof token !== 'string' || token.length === 0 || token.length > 512) return this.close(GatewayCloseCode.AuthenticationFailed, 'Authentication failed.');
     if (intents !== undefined && (typeof intents !== 'number' || !Number.isInteger(intents) || intents < 0 || (intents & ~VALID_INTENT_MASK) !== 0)) {
       return this.close(GatewayCloseCode.InvalidIntents, 'Invalid intent(s).');
@@ -141,21 +144,27 @@ export class GatewayConnection {
     session.attach((frame, mayWait) => this.sendFrame(frame, mayWait));
     // Count the connection before reading the lobbies, so READY already shows this user connected;
     // and before any await, so a socket that closes meanwhile is uncounted by onClose in step.
-    if (identity.kind === 'bearer') this.hub.connections.attach(identity.applicationId, identity.user.id);
+    // A bot counts too, in its own tracker: it is online to its guilds while it has a session.
+    this.kind = identity.kind;
+    this.hub.track(session, identity.kind);
     const meta = { kind: identity.kind, intents: (intents as number | undefined) ?? 0, capabilities: typeof capabilities === 'number' && Number.isInteger(capabilities) ? capabilities : 0 };
     await this.hub.register(session, meta);
     // Guild dispatches filtered by this session's intents and capabilities; READY lists the guilds as unavailable.
     // A session that hears no guild still gets its own voice state (the SDK's guild voice call).
-    await this.hub.guilds?.attach(session, meta.intents, meta.capabilities, identity.user.bot === true, !identity.guildEvents);
+    await this.hub.guilds?.attach(session, meta.intents, meta.capabilities, identity.user.bot === true, !identity.guildEvents, largeThresholdOf(largeThreshold));
     const guildHub = identity.guildEvents ? this.hub.guilds : undefined;
     const guilds = guildHub ? await guildHub.readyGuilds(identity.user.id) : [];
-    const ready: ReadyData = {
+    const stored = await this.hub.readyStoreFields?.({ kind: identity.kind, applicationId: identity.applicationId, userId: identity.user.id });
+    const ready: ReadyData & { private_channels: unknown[]; session_type: 'normal' } = {
       v: GATEWAY_VERSION,
       user: identity.user,
       session_id: session.id,
       resume_gateway_url: this.resumeUrl,
-      application: { id: identity.applicationId, flags: 0 },
+      application: stored?.application ?? { id: identity.applicationId, flags: 0 },
       guilds,
+      // Always present, as in the public READY (clients iterate it): empty for bots.
+      private_channels: stored?.private_channels ?? [],
+      session_type: 'normal',
       lobbies: identity.kind === 'bearer' ? await this.hub.lobbies.lobbiesOf(identity.applicationId, identity.user.id) : [],
       // Relationships, friends' presences, own status and open invites (issue 6).
       ...(identity.kind === 'bearer' && this.hub.social ? await this.hub.social.readyData(identity.applicationId, identity.user.id) : {}),
@@ -167,12 +176,20 @@ export class GatewayConnection {
     await guildHub?.sendGuildCreates(session, guilds.map((g) => g.id));
     // An initial presence in Identify is applied as an op 3 right after READY.
     const presence = (d as { presence?: unknown }).presence;
-    if (presence !== undefined && presence !== null && identity.kind === 'bearer') await this.onPresenceUpdate(presence);
+    if (presence !== undefined && presence !== null) await this.onPresenceUpdate(presence);
   }
 
-  /** Op 3: status and this game's activity, validated as `PUT /users/@me/activities` is (else 4001). */
+  /**
+   * Op 3: a user's status and this game's activity, validated as `PUT /users/@me/activities` is;
+   * a bot's status, activities, afk and since (public Update Presence), seen by its guilds. Else 4001.
+   */
   private async onPresenceUpdate(d: unknown): Promise<void> {
     const session = this.session;
+    if (session && this.kind === 'bot') {
+      if (!this.hub.guildPresences) return;
+      if (!(await this.hub.guildPresences.botUpdate(session.userId, d))) this.close(GatewayCloseCode.UnknownOpcode, 'Invalid payload for opcode.');
+      return;
+    }
     if (!session || !this.hub.social || !this.hub.connections.isConnected(session.applicationId, session.userId)) return;
     const ok = await this.hub.social.gatewayPresenceUpdate(session.applicationId, session.userId, d);
     if (!ok) this.close(GatewayCloseCode.UnknownOpcode, 'Invalid payload for opcode.');
@@ -215,7 +232,8 @@ export class GatewayConnection {
     for (const f of frames) this.sendFrame(f);
     session.attach((frame, mayWait) => this.sendFrame(frame, mayWait));
     session.send(DispatchEvent.Resumed, '{}');
-    this.hub.connections.attach(session.applicationId, session.userId);
+    this.kind = identity.kind;
+    this.hub.track(session, identity.kind);
     // Voice states follow the session to this node (issue 18): refreshed here from now on, and a
     // fresh VOICE_SERVER_UPDATE when its call moved while it was away. Nothing without Redis.
     void this.hub.voice?.adoptSession(session.id).catch(() => {});

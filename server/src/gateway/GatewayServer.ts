@@ -9,10 +9,12 @@ import type { SocialServices } from '../social/SocialServices.ts';
 import type { VoiceStateService } from '../voice/VoiceStateService.ts';
 import type { Logger } from '../log/Logger.ts';
 import type { GuildGateway } from '../guilds/GuildGateway.ts';
+import type { GuildPresenceFanout } from '../guilds/GuildPresenceFanout.ts';
 import { GatewayConnection } from './GatewayConnection.ts';
 import type { RedisSessionStore, SessionMeta } from './RedisSessionStore.ts';
 import { Session } from './Session.ts';
 import type { SessionStartLimit } from './SessionStartLimit.ts';
+import type { ReadyStoreFields } from './readyFields.ts';
 
 /**
  * What the Gateway needs of the server's WebSocket upgrade routing: a path to take. startServer
@@ -72,6 +74,12 @@ export class GatewayServer {
   guilds: GuildGateway | null = null;
   /** Adds the game profiles of the users READY names (issue 19); set by startServer. */
   readyProfiles: ((applicationId: string, ready: ReadyData) => Promise<ReadyData>) | null = null;
+  /** READY's `application` (with its flags) and `private_channels`; set by startServer (gateway/readyFields.ts). */
+  readyStoreFields: ((identity: { kind: 'bearer' | 'bot'; applicationId: string; userId: string }) => Promise<ReadyStoreFields>) | null = null;
+  /** Bots' sessions on any node (users' are `connections`): a bot is online to its guilds while it has one. Set by startServer. */
+  botConnections: ConnectionTracker | null = null;
+  /** Guild presences: a bot's op 3 goes here; set by startServer. */
+  guildPresences: GuildPresenceFanout | null = null;
 
   constructor(
     upgrades: UpgradeRoutes,
@@ -176,9 +184,21 @@ export class GatewayServer {
     this.options.shared?.refresh(session.id, userTopic(session.applicationId, session.userId));
   }
 
+  /** A session of this node has a socket again (Identify or Resume): its user, or its bot, counts as connected. */
+  track(session: Session, kind: 'bearer' | 'bot'): void {
+    if (kind === 'bot') this.botConnections?.attach(session.applicationId, session.userId);
+    else this.connections.attach(session.applicationId, session.userId);
+  }
+
+  /** A session's socket went: each tracker forgets it (the one that never counted it ignores it). */
+  private untrack(session: Session, graceful: boolean): void {
+    this.connections.detach(session.applicationId, session.userId, graceful);
+    this.botConnections?.detach(session.applicationId, session.userId, graceful);
+  }
+
   /** A socket closed. A clean close (1000/1001) ends the session; anything else leaves it resumable. */
   detach(session: Session, graceful: boolean): void {
-    this.connections.detach(session.applicationId, session.userId, graceful);
+    this.untrack(session, graceful);
     if (graceful) {
       this.endSession(session);
       return;
@@ -280,7 +300,7 @@ export class GatewayServer {
   releaseSession(session: Session): void {
     for (const c of this.connections_) {
       if (c.owns(session)) {
-        this.connections.detach(session.applicationId, session.userId, false);
+        this.untrack(session, false);
         c.release();
       }
     }
@@ -295,7 +315,7 @@ export class GatewayServer {
   takeOver(session: Session, by: GatewayConnection): void {
     for (const c of this.connections_) {
       if (c !== by && c.owns(session)) {
-        this.connections.detach(session.applicationId, session.userId, false);
+        this.untrack(session, false);
         c.release();
       }
     }

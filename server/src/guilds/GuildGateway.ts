@@ -8,6 +8,8 @@ import { MESSAGE_INTENT_OF, messageJsonForSession } from '../messages/messageGat
 import { DM_INTENT_OF } from '../messages/privateChannels.ts';
 import { allowedPrivileged } from './intentApproval.ts';
 import { ApplicationIntentFlag, Intent, PRIVILEGED_INTENTS } from './intents.ts';
+import { addGuildCreatePresences } from './guildCreatePresences.ts';
+import type { GuildPresenceFanout } from './GuildPresenceFanout.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from '../events/RateLimitStore.ts';
 
 export { ApplicationIntentFlag, Intent, PRIVILEGED_INTENTS } from './intents.ts';
@@ -32,6 +34,7 @@ const INTENT_OF: Record<string, number> = {
   AUTO_MODERATION_ACTION_EXECUTION: 1 << 21,
   GUILD_AUDIT_LOG_ENTRY_CREATE: Intent.GuildModeration,
   VOICE_STATE_UPDATE: 1 << 7, // GUILD_VOICE_STATES (guild voice, server/src/voice/)
+  PRESENCE_UPDATE: Intent.GuildPresences, // guild members' presences (GuildPresenceFanout)
 };
 
 /** The privileged intents an application's flags allow. */
@@ -57,6 +60,8 @@ interface SessionGuildState {
    * VOICE_STATE_UPDATE reaches it, which the SDK's guild voice call needs to connect.
    */
   selfVoiceOnly: boolean;
+  /** Identify's `large_threshold`: over it, GUILD_CREATE leaves offline members out. */
+  largeThreshold: number;
 }
 
 /** All-members requests: 1 per guild per bot per 30 s (spec, Limits). */
@@ -73,6 +78,9 @@ export class GuildGateway {
 
   /** Who is in the guild's voice channels (set by startServer from the voice state service). */
   voiceStates: (guildId: string) => readonly GuildCreateVoiceState[] = () => [];
+
+  /** Guild members' presences for GUILD_CREATE and op 8 (set by startServer); none: empty lists. */
+  presences: GuildPresenceFanout | null = null;
 
   /**
    * `allMembersLimit` counts all-members requests per bot and guild: in memory on one node, in
@@ -108,7 +116,7 @@ export class GuildGateway {
    * Subscribes the session to its user's guild topic with its intent and capability filter.
    * `bot`: whether the user is a bot, when the caller already read the user (Identify did).
    */
-  async attach(session: Session, intents: number, capabilities: number, bot?: boolean, selfVoiceOnly = false): Promise<void> {
+  async attach(session: Session, intents: number, capabilities: number, bot?: boolean, selfVoiceOnly = false, largeThreshold = 50): Promise<void> {
     // Known before the first dispatch can arrive, so no message slips past the content rule.
     bot ??= (await this.services.store.users.get(session.userId))?.is_bot === 1;
     // The portal toggle turns obfuscation on for every bot session of the application.
@@ -118,7 +126,7 @@ export class GuildGateway {
     if (session.closed) return;
     const topic = guildUserTopic(session.userId);
     const unsubscribe = this.bus.subscribe(topic, (d) => this.deliver(session, d));
-    this.states.set(session.id, { intents, capabilities, unsubscribe, bot, dms, selfVoiceOnly });
+    this.states.set(session.id, { intents, capabilities, unsubscribe, bot, dms, selfVoiceOnly, largeThreshold });
     await this.bus.whenSubscribed(topic);
   }
 
@@ -137,13 +145,16 @@ export class GuildGateway {
   /**
    * Without GUILD_PRESENCES, GUILD_CREATE's `members` holds only the session's own member (the
    * public rule: the bot and users in voice; voice is not in guilds yet); the rest comes by op 8.
+   * With it, the members (the online ones only in a guild over `large_threshold`) and their presences.
    */
   private async sendGuildCreate(session: Session, guildId: string, st: SessionGuildState): Promise<void> {
     // `voice_states` comes with GUILD_VOICE_STATES only (public rule), as VOICE_STATE_UPDATE does.
     const voiceStates = (st.intents & INTENT_OF.VOICE_STATE_UPDATE!) !== 0 ? this.voiceStates(guildId) : [];
-    const payload = await this.services.guilds
-      .guildCreatePayload(guildId, session.userId, { members: (st.intents & Intent.GuildPresences) !== 0, obfuscate: (st.capabilities & CAPABILITY_CHANNEL_OBFUSCATION) !== 0, voiceStates })
+    const withPresences = (st.intents & Intent.GuildPresences) !== 0;
+    let payload = await this.services.guilds
+      .guildCreatePayload(guildId, session.userId, { members: withPresences, obfuscate: (st.capabilities & CAPABILITY_CHANNEL_OBFUSCATION) !== 0, voiceStates })
       .catch(() => null);
+    if (payload && withPresences && this.presences) payload = await addGuildCreatePresences(payload, this.presences, st.largeThreshold, session.userId);
     if (payload && !session.closed) session.dispatch({ t: 'GUILD_CREATE', json: JSON.stringify(payload) });
   }
 
@@ -220,13 +231,15 @@ export class GuildGateway {
     const notFound = userIds ? userIds.filter((id) => !members.some((m) => m.member.user_id === id)) : [];
     const chunkCount = Math.max(1, Math.ceil(wires.length / CHUNK_SIZE));
     for (let i = 0; i < chunkCount; i++) {
+      // The presences of this chunk's members that are not offline (public rule).
+      const presences = r.presences === true ? ((await this.presences?.presencesIn(guildId, members.slice(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE).map((m) => m.member.user_id))) ?? []) : undefined;
       const chunk = {
         guild_id: guildId,
         members: wires.slice(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE),
         chunk_index: i,
         chunk_count: chunkCount,
         ...(i === 0 && userIds ? { not_found: notFound } : {}),
-        ...(r.presences === true ? { presences: [] } : {}),
+        ...(presences ? { presences } : {}),
         ...(nonce !== undefined ? { nonce } : {}),
       };
       session.dispatch({ t: 'GUILD_MEMBERS_CHUNK', json: JSON.stringify(chunk) });

@@ -14,6 +14,7 @@ import { publish } from './dispatch.ts';
 import { KeyedQueue } from './KeyedQueue.ts';
 
 type ActivityListener = (userId: string, applicationId: string) => void;
+type PresenceListener = (userId: string) => void;
 
 /**
  * Bus topic on which a node says "this user's chosen status changed": every other node drops its
@@ -63,6 +64,7 @@ export class PresenceService {
   private readonly apps = new Map<string, AppInfo>();
   private readonly queue = new KeyedQueue();
   private readonly activityListeners = new Set<ActivityListener>();
+  private readonly presenceListeners = new Set<PresenceListener>();
 
   constructor(
     private readonly store: Store,
@@ -113,6 +115,15 @@ export class PresenceService {
   onActivityChange(listener: ActivityListener): () => void {
     this.activityListeners.add(listener);
     return () => this.activityListeners.delete(listener);
+  }
+
+  /**
+   * Called after each change of a user's status or activities has gone to their friends, on the
+   * node that made it (guild presences follow it: guilds/GuildPresenceFanout.ts).
+   */
+  onPresenceChange(listener: PresenceListener): () => void {
+    this.presenceListeners.add(listener);
+    return () => this.presenceListeners.delete(listener);
   }
 
   // ---- changes ------------------------------------------------------------------------------
@@ -272,6 +283,7 @@ export class PresenceService {
         this.bus.publish(SENT_TOPIC, { t: 'PRESENCE_SENT', json: JSON.stringify({ u: userId, a: appId, j: json }) });
       }
       for (const appId of activityApps) for (const l of this.activityListeners) l(userId, appId);
+      for (const l of this.presenceListeners) l(userId);
     });
   }
 
