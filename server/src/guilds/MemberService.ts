@@ -325,6 +325,40 @@ export class MemberService {
   }
 
   /**
+   * Add Guild Member: a bot adds the user whose `guilds.join` token it holds (the route checks the
+   * token). The bot needs CREATE_INSTANT_INVITE, and each optional field its own permission
+   * (`nick` MANAGE_NICKNAMES, `roles` MANAGE_ROLES below its top role, `mute` MUTE_MEMBERS, `deaf`
+   * DEAFEN_MEMBERS). Returns the new member, or null when the user already was one (nothing
+   * changes then, as publicly); a banned user is 40007.
+   */
+  async addWithToken(userId: string, guildId: string, targetId: string, input: { nick?: string | null; roles?: string[] | null; mute?: boolean | null; deaf?: boolean | null }) {
+    const v = await viewGuild(this.store, guildId, userId);
+    v.require(Permission.CreateInstantInvite);
+    if (await this.store.guildMembers.isMember(guildId, targetId)) return null;
+    if (await this.store.guildMembers.ban(guildId, targetId)) throw GuildErrors.bannedFromGuild();
+    const roles = [...new Set(input.roles ?? [])];
+    if (input.nick != null) v.require(Permission.ManageNicknames);
+    if (roles.length > 0) {
+      v.require(Permission.ManageRoles);
+      for (const id of roles) {
+        const role = v.roles.find((r) => r.id === id);
+        if (!role || role.id === guildId) throw GuildErrors.unknownRole();
+        if (role.managed === 1 || !v.outranksRole(role)) throw GuildErrors.missingPermissions();
+      }
+    }
+    if (input.mute != null) v.require(Permission.MuteMembers);
+    if (input.deaf != null) v.require(Permission.DeafenMembers);
+    await this.store.guilds.transaction(async (tx) => {
+      await this.store.guildMembers.add(tx, guildId, targetId, roles, input.nick ? { nick: input.nick } : {});
+      await this.store.guildMembers.update(tx, guildId, targetId, { ...(input.mute != null ? { mute: input.mute ? 1 : 0 } : {}), ...(input.deaf != null ? { deaf: input.deaf ? 1 : 0 } : {}) });
+    });
+    const wire = memberWire((await this.store.guildMembers.get(guildId, targetId))!);
+    await this.events.publish(guildId, 'GUILD_MEMBER_ADD', { guild_id: guildId, ...wire }, { kind: 'guild' }, { subjectUserId: targetId });
+    this.events.guildAvailable(targetId, guildId);
+    return wire;
+  }
+
+  /**
    * Adds a user to the guild (invite accepted, bot installed); a banned user is refused with 40007.
    * Returns false when they were already a member.
    */

@@ -12,7 +12,7 @@ import { Errors } from '../errors/ApiError.ts';
 import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
 import type { EventBus } from '../events/EventBus.ts';
 import type { Logger } from '../log/Logger.ts';
-import { decodeMetadata } from '../storage/LobbyRepo.ts';
+import { decodeMetadata, encodeMetadata } from '../storage/LobbyRepo.ts';
 import type { LobbiesTable, LobbyMembersTable, LobbyMessagesTable, UsersTable } from '../storage/schema.ts';
 import type { Store } from '../storage/Store.ts';
 import { userToWire } from '../storage/UserRepo.ts';
@@ -173,6 +173,36 @@ export class LobbyService {
     await linkedChannelRepo(this.store.database.db).forgetLobby(this.store.database.db, lobbyId);
     this.memberGone(lobbyId, null);
     this.publishTo(members, applicationId, DispatchEvent.LobbyDelete, { id: lobbyId, application_id: applicationId });
+  }
+
+  /**
+   * Modify Lobby (Bot token): `metadata` (null clears it), `idleTimeoutSeconds`, and `members`,
+   * which replaces the member list: members it leaves out are removed (each hears LOBBY_DELETE,
+   * the rest LOBBY_MEMBER_REMOVE), those it names are added or updated as by the bulk route.
+   * A metadata change is a LOBBY_UPDATE to the members.
+   */
+  async modifyLobby(
+    applicationId: string,
+    lobbyId: string,
+    input: { metadata?: Metadata | null; idleTimeoutSeconds?: number; members?: { userId: string; change: MemberChange }[] },
+  ): Promise<Lobby> {
+    const lobby = await this.store.lobbies.get(lobbyId);
+    if (!lobby || lobby.application_id !== applicationId) throw Errors.unknownLobby();
+    const metadataChanged = input.metadata !== undefined && lobby.metadata !== encodeMetadata(input.metadata);
+    if (input.members) {
+      const named = new Set(input.members.map((m) => m.userId));
+      const leaving = (await this.store.lobbies.memberIds(lobbyId)).filter((id) => !named.has(id));
+      await this.upsertMembers(applicationId, lobbyId, [
+        ...leaving.map((userId) => ({ userId, remove: true, change: {} })),
+        ...input.members.map((m) => ({ userId: m.userId, remove: false, change: m.change })),
+      ]);
+    }
+    if (metadataChanged || input.idleTimeoutSeconds !== undefined) {
+      await this.store.lobbies.update(this.store.database.db, lobbyId, { metadata: metadataChanged ? input.metadata : undefined, idleTimeoutSeconds: input.idleTimeoutSeconds });
+    }
+    const view = await this.view(lobbyId);
+    if (metadataChanged) this.publishTo(view.memberIds, applicationId, DispatchEvent.LobbyUpdate, view.lobby);
+    return view.lobby;
   }
 
   /** The user's name or connection changed: every co-member of every lobby hears of it. */

@@ -83,7 +83,8 @@ export interface EditMessageBody {
 /** Guild text, voice and announcement channels; DMs (1) and group DMs (3) of full accounts (privateChannels.ts). */
 const TEXT_CHANNEL_TYPES = new Set([0, 1, 2, 3, 5]);
 const MessageType = { Default: 0, Reply: 19 } as const;
-const Flag = { SuppressEmbeds: 1 << 2, HasSnapshot: 1 << 14, IsComponentsV2: 1 << 15, SuppressNotifications: 1 << 12 } as const;
+const ANNOUNCEMENT_CHANNEL = 5;
+const Flag = { Crossposted: 1 << 0, SuppressEmbeds: 1 << 2, HasSnapshot: 1 << 14, IsComponentsV2: 1 << 15, SuppressNotifications: 1 << 12 } as const;
 /** Flags a sender may set on create / edit (the rest are the server's). */
 const CREATE_FLAGS = Flag.SuppressEmbeds | Flag.SuppressNotifications | Flag.IsComponentsV2;
 /**
@@ -560,6 +561,25 @@ export class MessageService {
     }
     await this.events.publish(channel.guild_id, 'MESSAGE_DELETE_BULK', { ids: rows.map((r) => r.id), channel_id: channel.id, guild_id: channel.guild_id }, { kind: 'channel', channel });
     await channelMessageChanged(this.store, { kind: 'delete', channelId: channel.id, ids: rows.map((r) => r.id) });
+  }
+
+  /**
+   * Crosspost Message: publishes a message of an announcement channel (type 5), its own author's
+   * with SEND_MESSAGES, anyone's with MANAGE_MESSAGES. The message gets the CROSSPOSTED flag and a
+   * MESSAGE_UPDATE. Channel following is not built here (no Follow Announcement Channel), so no
+   * other channel receives a copy: publishing only marks the message.
+   */
+  async crosspost(caller: MessageCaller, channelId: string, messageId: string): Promise<APIMessage> {
+    const { view, channel, perms } = await this.access(caller, channelId);
+    const row = await this.message(channelId, messageId);
+    if (channel.type !== ANNOUNCEMENT_CHANNEL) throw E.wrongChannelType();
+    if (!has(perms, row.author_id === caller.userId ? Permission.SendMessages : Permission.ManageMessages)) throw E.missingPermissions();
+    if ((row.flags & Flag.Crossposted) !== 0) throw E.alreadyCrossposted();
+    await this.repo.update(this.store.database.db, row.id, { flags: row.flags | Flag.Crossposted });
+    const updated = (await this.repo.get(row.id))!;
+    await this.publishMessage('MESSAGE_UPDATE', channel, await this.wire(updated, { ...caller, bot: false }), view.userId === row.author_id ? view : undefined);
+    await channelMessageChanged(this.store, { kind: 'update', row: updated });
+    return this.wire(updated, caller);
   }
 
   /**

@@ -106,6 +106,22 @@ export class DirectMessageService {
   async setModerationMetadata(botApplicationId: string, channelId: string, messageId: string, metadata: Metadata): Promise<void> {
     const row = await this.store.directMessages.get(messageId);
     if (!row || row.channel_id !== channelId || row.application_id !== botApplicationId) throw SocialErrors.unknownMessage();
+    await this.writeModerationMetadata(row, metadata);
+  }
+
+  /**
+   * The same, with the conversation named by its two users in either order (the document's
+   * `/partner-sdk/dms/{user_id_1}/{user_id_2}/messages/{message_id}/moderation-metadata`).
+   */
+  async setModerationMetadataBetween(botApplicationId: string, userId1: string, userId2: string, messageId: string, metadata: Metadata): Promise<void> {
+    const row = await this.store.directMessages.get(messageId);
+    const pair = row ? [row.author_id, row.recipient_id].sort().join(' ') : '';
+    if (!row || pair !== [userId1, userId2].sort().join(' ') || row.application_id !== botApplicationId) throw SocialErrors.unknownMessage();
+    await this.writeModerationMetadata(row, metadata);
+  }
+
+  private async writeModerationMetadata(row: DirectMessagesTable, metadata: Metadata): Promise<void> {
+    const messageId = row.id;
     const value = Object.keys(metadata).length > 0 ? metadata : null;
     const updated = { ...row, moderation_metadata: encodeMetadata(value) };
     const wire = dmToWire(updated, (await this.store.users.get(row.author_id))!);

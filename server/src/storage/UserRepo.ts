@@ -21,6 +21,25 @@ export function userToWire(row: UsersTable): User {
   };
 }
 
+/**
+ * Another user as the public Get User answers (the public User object's fields, nothing of ours):
+ * the flags, banner, accent colour, decoration and collectibles that this platform has none of
+ * are 0 or null, and `primary_guild` is null until the user has chosen one.
+ */
+export function publicUserWire(row: UsersTable) {
+  const { is_provisional: _provisional, ...user } = userToWire(row);
+  return {
+    ...user,
+    public_flags: 0,
+    flags: 0,
+    banner: null,
+    accent_color: null,
+    avatar_decoration_data: null,
+    collectibles: null,
+    primary_guild: user.primary_guild ?? null,
+  };
+}
+
 /** The most frequent read there is (storage/preparedQuery.ts). */
 const byId = new PreparedQuery(1, (db, id: string) => db.selectFrom('users').selectAll().where('id', '=', id));
 /** Several users (a page's authors, a message's mentions; most often one, its author). */

@@ -103,6 +103,29 @@ export function applicationRoutes(app: FastifyInstance, ctx: ServerContext): voi
     return ctx.applications.toWire(await ctx.applications.update(bot.applicationId, req.body));
   });
 
+  // The same application by its ID (Get Application / Edit Application): the Bot token's own only;
+  // another application's ID is 10002, as for the bot reset below. `@me` percent-encoded lands here too.
+  const own = (id: string, applicationId: string) => {
+    if (id !== '@me' && id !== applicationId) throw Errors.unknownApplication();
+  };
+  const AppParams = Type.Object({ application_id: Type.String({ maxLength: 20 }) });
+  r.get('/api/v10/applications/:application_id', { schema: { params: AppParams, response: { 200: ApplicationSchema } }, config: READ }, async (req) => {
+    const bot = requireBot(await authenticate(req, ctx.store));
+    own(req.params.application_id, bot.applicationId);
+    return ctx.applications.toWire(await ctx.applications.get(bot.applicationId));
+  });
+  r.patch('/api/v10/applications/:application_id', { schema: { params: AppParams, body: ApplicationPatchSchema, response: { 200: ApplicationSchema } }, config: WRITE }, async (req) => {
+    const bot = requireBot(await authenticate(req, ctx.store));
+    own(req.params.application_id, bot.applicationId);
+    if (req.body === undefined || req.body === null) throw Errors.invalidForm({ _errors: [{ code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType.' }] });
+    return ctx.applications.toWire(await ctx.applications.update(bot.applicationId, req.body));
+  });
+  // Get Current Bot Application Information: the older path of GET /applications/@me.
+  r.get('/api/v10/oauth2/applications/@me', { schema: { response: { 200: ApplicationSchema } }, config: READ }, async (req) => {
+    const bot = requireBot(await authenticate(req, ctx.store));
+    return ctx.applications.toWire(await ctx.applications.get(bot.applicationId));
+  });
+
   // The public route takes the application's ID; `@me` means the Bot token's own application.
   r.post(
     '/api/v10/applications/:applicationId/bot/reset',

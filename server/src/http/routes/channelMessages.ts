@@ -245,12 +245,22 @@ export function channelMessageRoutes(app: FastifyInstance, ctx: ServerContext): 
     void reply.code(204);
   });
 
+  // Crosspost Message (announcement channels; no channel follows them here, see MessageService.crosspost).
+  r.post('/api/v10/channels/:channel_id/messages/:message_id/crosspost', { schema: { ...ok('Crosspost Message', MessageSchema), params: MessageParams }, config: { rateLimit: MESSAGE_WRITE } }, async (req) => {
+    return s.crosspost(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id);
+  });
+
   // Reactions.
   r.put('/api/v10/channels/:channel_id/messages/:message_id/reactions/:emoji/@me', { schema: { ...none('Create Reaction'), params: ReactionParams }, config: { rateLimit: MESSAGE_REACT } }, async (req, reply) => {
     await s.addReaction(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id, req.params.emoji);
     void reply.code(204);
   });
-  r.delete('/api/v10/channels/:channel_id/messages/:message_id/reactions/:emoji/:user_id', { schema: { ...none('Delete Own Reaction (@me) or Delete User Reaction'), params: UserReactionParams }, config: { rateLimit: MESSAGE_REACT } }, async (req, reply) => {
+  r.delete('/api/v10/channels/:channel_id/messages/:message_id/reactions/:emoji/@me', { schema: { ...none('Delete Own Reaction'), params: ReactionParams }, config: { rateLimit: MESSAGE_REACT } }, async (req, reply) => {
+    await s.removeReaction(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id, req.params.emoji, '@me');
+    void reply.code(204);
+  });
+  // Clients that percent-encode the path (reactions/x/%40me) land here with user_id '@me' too.
+  r.delete('/api/v10/channels/:channel_id/messages/:message_id/reactions/:emoji/:user_id', { schema: { ...none('Delete User Reaction'), params: UserReactionParams }, config: { rateLimit: MESSAGE_REACT } }, async (req, reply) => {
     await s.removeReaction(await messageCaller(req, ctx), req.params.channel_id, req.params.message_id, req.params.emoji, req.params.user_id);
     void reply.code(204);
   });

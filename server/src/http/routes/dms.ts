@@ -121,6 +121,27 @@ export function directMessageRoutes(app: FastifyInstance, ctx: ServerContext): v
     },
   );
 
+  /** Moderation metadata of a game DM named by its two users (Bot of the sending application). */
+  r.put(
+    '/api/v10/partner-sdk/dms/:user_id_1/:user_id_2/messages/:messageId/moderation-metadata',
+    {
+      schema: {
+        summary: 'Set moderation metadata of a game DM, by its two users',
+        tags: TAGS,
+        security: BOT,
+        params: Type.Object({ user_id_1: IdParam(NotFound.message, 'One user of the conversation'), user_id_2: IdParam(NotFound.message, 'The other user'), messageId: MessageId }),
+        body: ModerationMetadata,
+        response: { 204: NoContent },
+      },
+      config: MODERATION,
+    },
+    async (req, reply) => {
+      const bot = requireBot(await authenticate(req, ctx.store));
+      await dms.setModerationMetadataBetween(bot.applicationId, req.params.user_id_1, req.params.user_id_2, req.params.messageId, req.body);
+      reply.code(204);
+    },
+  );
+
   /** Moderation metadata of a lobby message (Bot of the lobby's application). */
   r.put(
     '/api/v10/lobbies/:id/messages/:messageId/moderation-metadata',

@@ -5,6 +5,8 @@ import { ImageDataUri, NoContent, OptionalBody } from '../schemas/index.ts';
 import type { ServerContext } from '../../ServerContext.ts';
 import { guildServicesFor } from '../../guilds/GuildServices.ts';
 import { messageServiceFor } from '../../messages/MessageService.ts';
+import { ApiError, Errors } from '../ApiError.ts';
+import { authenticate, requireBot } from '../auth.ts';
 import { Described, DescribedList, GUILD_READ, GUILD_WRITE, MEMBER_READ, Snowflake, guildCaller } from './guildRouteHelpers.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
@@ -85,6 +87,34 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
     // Clients that percent-encode the path (discord.js sends members/%40me) land here, not on the static @me route.
     if (req.params.user_id === '@me') return s.members.modifyCurrentMember(caller.userId, req.params.guild_id, req.body);
     return s.members.modifyMember(caller.userId, req.params.guild_id, req.params.user_id, req.body, req.audit);
+  });
+
+  // Add Guild Member: the bot of the application the user granted `guilds.join` to, with that
+  // token in the body; 201 with the member, 204 when they already were one.
+  r.put('/api/v10/guilds/:guild_id/members/:user_id', {
+    schema: {
+      response: { 201: Described('GuildMember'), 204: NoContent },
+      params: MemberParams,
+      body: Type.Object({
+        access_token: Type.String({ minLength: 1, maxLength: 10_240 }),
+        nick: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
+        roles: Type.Optional(Type.Union([Type.Array(Snowflake, { maxItems: 250, uniqueItems: true }), Type.Null()])),
+        mute: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+        deaf: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+        flags: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+      }),
+    },
+    config: { rateLimit: GUILD_WRITE },
+  }, async (req, reply) => {
+    const bot = requireBot(await authenticate(req, ctx.store));
+    // The token must be this application's, for this user, and hold guilds.join.
+    const grant = await ctx.store.tokens.resolve(req.body.access_token);
+    if (!grant || grant.applicationId !== bot.applicationId || grant.userId !== req.params.user_id) throw new ApiError(403, 50025, 'Invalid OAuth2 access token provided');
+    if (!grant.scopes.includes('guilds.join')) throw Errors.missingScope('guilds.join');
+    const { access_token: _token, flags: _flags, ...fields } = req.body;
+    const member = await s.members.addWithToken(bot.botUserId, req.params.guild_id, grant.userId, fields);
+    if (!member) return reply.code(204).send();
+    return reply.code(201).send(member);
   });
 
   r.delete('/api/v10/guilds/:guild_id/members/:user_id', { schema: { response: { 204: NoContent }, params: MemberParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {

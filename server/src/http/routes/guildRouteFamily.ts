@@ -8,8 +8,9 @@ import { guildMemberRoutes } from './guildMembers.ts';
 import { guildRoleRoutes } from './guildRoles.ts';
 import { guildRoutes } from './guilds.ts';
 import { primaryGuildRoutes } from './primaryGuild.ts';
+import { voiceRegionRoutes } from './voiceRegions.ts';
 
-/** Every guild route (issue 10), registered by createHttpApp with one line. */
+/** Every guild route (issue 10) and the voice regions, registered by createHttpApp with one line. */
 export function guildRouteFamily(app: FastifyInstance, ctx: ServerContext): void {
   guildRoutes(app, ctx);
   channelRoutes(app, ctx);
@@ -19,4 +20,5 @@ export function guildRouteFamily(app: FastifyInstance, ctx: ServerContext): void
   guildBotAuthorizeRoutes(app, ctx);
   emojiRoutes(app, ctx);
   primaryGuildRoutes(app, ctx);
+  voiceRegionRoutes(app, ctx);
 }

@@ -114,6 +114,46 @@ export function lobbyRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
   );
 
+  // Modify Lobby. `flags` and `override_event_webhooks_url` (the document's newer fields) are not
+  // kept by this server: null or left out is accepted, a value is refused by name (50035).
+  r.patch(
+    '/api/v10/lobbies/:id',
+    {
+      schema: {
+        summary: 'Modify a lobby (members replaces the member list)',
+        tags: TAGS,
+        security: BOT,
+        params: LobbyParams,
+        body: Type.Object({
+          metadata: Type.Optional(Nullable(Metadata())),
+          members: Type.Optional(Nullable(Type.Array(Type.Object({ id: Snowflake(), ...memberFields }), { maxItems: Limits.bulkMembersMax }))),
+          idle_timeout_seconds: Type.Optional(Nullable(IdleTimeout)),
+          flags: Type.Optional(Nullable(Type.Integer())),
+          override_event_webhooks_url: Type.Optional(Nullable(Type.String({ maxLength: 512 }))),
+        }),
+        response: { 200: LobbySchema },
+      },
+      config: WRITE,
+    },
+    async (req) => {
+      const bot = requireBot(await authenticate(req, ctx.store));
+      const body = req.body;
+      for (const field of ['flags', 'override_event_webhooks_url'] as const) {
+        if (body[field] != null) throw Errors.invalidForm({ [field]: { _errors: [{ code: 'UNSUPPORTED', message: `This server does not keep a lobby's ${field}.` }] } });
+      }
+      const seen = new Set<string>();
+      for (const m of body.members ?? []) {
+        if (seen.has(m.id)) throw Errors.invalidForm({ _errors: [{ code: 'DUPLICATE_MEMBER', message: `Member ${m.id} appears more than once.` }] });
+        seen.add(m.id);
+      }
+      return ctx.lobbies.modifyLobby(bot.applicationId, req.params.id, {
+        ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+        ...(body.idle_timeout_seconds != null ? { idleTimeoutSeconds: body.idle_timeout_seconds } : {}),
+        ...(body.members != null ? { members: body.members.map((m) => ({ userId: m.id, change: { metadata: m.metadata, flags: m.flags, additionalName: m.additional_name } })) } : {}),
+      });
+    },
+  );
+
   // Deleting what cannot exist succeeds, as deleting what no longer exists does: no snowflake check.
   r.delete(
     '/api/v10/lobbies/:id',

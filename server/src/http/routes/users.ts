@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiErrorCode, Limits } from '@social-layer/protocol';
 import { profilesFor } from '../../accounts/applicationProfiles.ts';
 import type { ServerContext } from '../../ServerContext.ts';
-import { userToWire } from '../../storage/UserRepo.ts';
+import { publicUserWire, userToWire } from '../../storage/UserRepo.ts';
 import { announceUserUpdate } from '../../accounts/userEvents.ts';
 import { ApiError, Errors } from '../ApiError.ts';
 import { authenticate, isFirstParty, requireBearer } from '../auth.ts';
@@ -27,7 +27,33 @@ export function userRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const premium = p.kind === 'bearer' && p.scopes.includes('identify.premium') ? (user.premium_type ?? 0) : 0;
       // Its own game profiles for the token's application (issue 19); a bot user has none.
       const application_profiles = p.kind === 'bearer' ? await profilesFor(ctx.store, p, user.id) : [];
-      return { ...userToWire(user), premium_type: premium, application_profiles };
+      // The account's email only with the `email` scope, as publicly; `verified` is false because the
+      // platform sends no confirmation mail, so no address here was ever confirmed.
+      const email = p.kind === 'bearer' && p.scopes.includes('email') ? { email: (await ctx.store.accounts.get(user.id))?.email ?? null, verified: false } : {};
+      return { ...userToWire(user), premium_type: premium, ...email, application_profiles };
+    },
+  );
+
+  // Get User: any user by ID, in the public User object's shape (bots, and the web app's profiles).
+  r.get(
+    '/api/v10/users/:user_id',
+    {
+      schema: {
+        summary: 'Get User',
+        tags: TAGS,
+        security: BEARER_OR_BOT,
+        params: Type.Object({ user_id: Type.String({ maxLength: 20 }) }),
+        response: { 200: Type.Object({ id: Type.String() }, { title: 'User', additionalProperties: true }) },
+      },
+      config: { rateLimit: { bucket: 'users.get', limit: 50, windowMs: 1_000 } },
+    },
+    async (req) => {
+      const p = await authenticate(req, ctx.store);
+      // A client that percent-encodes the path (users/%40me) lands here: the caller.
+      const id = req.params.user_id === '@me' ? (p.kind === 'bot' ? p.botUserId : p.userId) : req.params.user_id;
+      const user = /^\d{1,20}$/.test(id) ? await ctx.store.users.get(id) : undefined;
+      if (!user) throw Errors.unknownUser();
+      return publicUserWire(user);
     },
   );
 
