@@ -33,7 +33,11 @@ interface Rect {
 interface Hook {
   userId: string;
   session: { safeArea(): unknown };
-  client: { getCurrentUserV2(): { username: string } };
+  client: {
+    getCurrentUserV2(): { username: string };
+    sendDiscordFriendRequest(username: string): Promise<void>;
+    acceptDiscordFriendRequest(userId: string): Promise<void>;
+  };
   voice?: { talking: boolean; call?: { getStatus(): number; getPTTActive(): boolean; getPlaybackLevel(): number } };
   avatarPosition(userId: string): { x: number; y: number } | undefined;
   avatarBox(userId: string): Rect | undefined;
@@ -157,12 +161,16 @@ describe('the overlay on a phone and on small screens', () => {
       const spot = { x: 150, y: 500 };
       const tapAt = await phone.evaluate(([x, y]) => window.__socialLayerSample.worldToClient(x!, y!), [spot.x, spot.y]);
       await phone.touchscreen.tap(tapAt!.x, tapAt!.y);
+      // Both pages draw the phone player there (the phone's own view says whether the tap missed).
       await expect
         .poll(async () => {
-          const p = await desk.evaluate((id) => window.__socialLayerSample.avatarPosition(id), phoneInfo.userId);
-          return p ? Math.hypot(p.x - spot.x, p.y - spot.y) : Infinity;
-        }, { timeout: 20_000 })
-        .toBeLessThan(30);
+          const seen = async (page: Page) => (await page.evaluate((id) => window.__socialLayerSample.avatarPosition(id), phoneInfo.userId)) ?? null;
+          const phoneSees = await seen(phone);
+          const deskSees = await seen(desk);
+          const near = (p: { x: number; y: number } | null) => p !== null && Math.hypot(p.x - spot.x, p.y - spot.y) < 30;
+          return { phone: near(phoneSees), desk: near(deskSees), phoneSees, deskSees, tapAt };
+        }, { timeout: 45_000 })
+        .toMatchObject({ phone: true, desk: true });
 
       // Both join voice: the phone with a tap, the desktop with a click.
       await phone.locator('.sl-bar-voice').tap();
@@ -212,7 +220,9 @@ describe('the overlay on a phone and on small screens', () => {
       await expect.poll(() => phone.evaluate(() => window.__socialLayerSample.voice!.call!.getPTTActive()), { timeout: 5_000 }).toBe(false);
       expect(await talk.getAttribute('aria-pressed')).toBe('false');
       await expect.poll(() => desk.evaluate((id) => window.__socialLayerSample.isSpeakingShown(id), phoneInfo.userId), { timeout: 30_000 }).toBe(false);
-      await expect.poll(() => desk.locator('.sl-chat .sl-panel-toggle').getAttribute('aria-expanded'), { timeout: 10_000 }).toBe('true');
+      await expect
+        .poll(() => desk.locator('.sl-chat').evaluate((node) => `${node.className} ${JSON.stringify({ ...(node as HTMLElement).dataset })}`), { timeout: 10_000 })
+        .not.toContain('sl-collapsed');
 
       // The V key still talks on the desktop.
       await desk.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
@@ -220,6 +230,19 @@ describe('the overlay on a phone and on small screens', () => {
       await expect.poll(() => desk.evaluate(() => window.__socialLayerSample.voice!.call!.getPTTActive()), { timeout: 5_000 }).toBe(true);
       await desk.keyboard.up('v');
       await expect.poll(() => desk.evaluate(() => window.__socialLayerSample.voice!.call!.getPTTActive()), { timeout: 5_000 }).toBe(false);
+
+      // An invite toast on the phone, over its opened panels, is opaque: nothing shows through it.
+      for (let closed = phone.locator('.sl-panel-toggle[aria-expanded="false"]'); (await closed.count()) > 0; ) await closed.first().tap();
+      const deskId = await desk.evaluate(() => window.__socialLayerSample.userId);
+      await desk.evaluate((name) => window.__socialLayerSample.client.sendDiscordFriendRequest(name), username);
+      await phone.locator(`.sl-friend-request[data-user-id="${deskId}"]`).waitFor({ state: 'attached', timeout: 20_000 });
+      await phone.evaluate((id) => window.__socialLayerSample.client.acceptDiscordFriendRequest(id), deskId);
+      await desk.locator(`.sl-friend[data-user-id="${phoneInfo.userId}"] .sl-friend-invite`).click({ timeout: 20_000 });
+      const toast = phone.locator(`.sl-toast[data-sender-id="${deskId}"]`);
+      await toast.waitFor({ timeout: 20_000 });
+      const background = await toast.evaluate((node) => getComputedStyle(node).backgroundColor);
+      expect(background, 'toast background').toMatch(/^rgb\(/);
+      await shot(phone, '390x844-phone-invite-toast');
 
       // Every size, in the call: the field whole below the bar; screenshots of each.
       for (const size of SIZES) {

@@ -63,8 +63,12 @@ export class LobbyWorld {
     // The hint line stays at the bottom of what no panel covers (the chat docks bottom-left).
     const hint = document.getElementById('hint');
     const overlay = this.social.overlay;
+    // A finger has no V key: on a touch screen the hint names the bar's hold-to-talk button.
+    if (hint && matchMedia('(pointer: coarse)').matches) hint.textContent = 'Tap the ground to walk · in voice, hold the talk button';
     if (hint && overlay) {
       const place = (area: SafeArea) => {
+        // Squeezed beside open panels (a phone with its drawers open) the line would be a column: leave it out.
+        hint.hidden = area.width < 240 || area.height < 80;
         hint.style.left = `${area.left + area.width / 2}px`;
         hint.style.bottom = `${area.bottom + 10}px`;
         hint.style.maxWidth = `${Math.max(0, area.width - 16)}px`;
