@@ -54,6 +54,10 @@ describe.each(databaseConfigs())('bot single routes on $name', ({ config }) => {
     const me = (await t.req('GET', '/applications/@me', bot())).body;
     expect((await t.req('GET', '/oauth2/applications/@me', bot())).body).toEqual(me);
     expect((await t.req('GET', `/applications/${t.app.id}`, bot())).body).toEqual(me);
+    // The public object's required fields, the bot as a public User.
+    expect(me).toMatchObject({ role_connections_verification_url: null, approximate_user_authorization_count: 0, explicit_content_filter: 0, eligible_oauth2_scopes: [], bot: { id: botUserId, public_flags: 0, flags: 0, primary_guild: null } });
+    expect(me).not.toHaveProperty('summary');
+    expect(me.bot).not.toHaveProperty('is_provisional');
     const patched = await t.req('PATCH', `/applications/${t.app.id}`, { ...bot(), body: { description: 'Edited by ID', tags: ['arcade'] } });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ id: t.app.id, description: 'Edited by ID', tags: ['arcade'] });

@@ -4,7 +4,7 @@ import { KNOWN_SCOPES } from '../oauth2/scopes.ts';
 import type { ApplicationChanges, ApprovalState, CreatedApplication } from '../storage/ApplicationRepo.ts';
 import type { ApplicationsTable } from '../storage/schema.ts';
 import type { Store } from '../storage/Store.ts';
-import { userToWire } from '../storage/UserRepo.ts';
+import { publicUserWire } from '../storage/UserRepo.ts';
 import { decodeImageDataUri } from './applicationImages.ts';
 import { FieldErrors } from './formErrors.ts';
 import { enablesLimitedIntent, mayUseLimitedIntents, PRIVILEGED_INTENT_USER_THRESHOLD } from '../guilds/intentApproval.ts';
@@ -60,12 +60,11 @@ export interface ApplicationWire {
   name: string;
   icon: string | null;
   description: string;
-  summary: '';
   type: null;
   bot_public: boolean;
   bot_require_code_grant: boolean;
-  bot?: ReturnType<typeof userToWire>;
-  owner?: ReturnType<typeof userToWire>;
+  bot?: ReturnType<typeof publicUserWire>;
+  owner?: ReturnType<typeof publicUserWire>;
   team: null;
   flags: number;
   flags_new: string;
@@ -86,6 +85,11 @@ export interface ApplicationWire {
   event_webhooks_last_error?: string;
   /** Issue 13: where interactions are POSTed (signed); null: over the Gateway. */
   interactions_endpoint_url?: string | null;
+  /** Fields the public object always carries, for what this platform has none of (linked roles, content filter, scope eligibility). */
+  role_connections_verification_url: null;
+  approximate_user_authorization_count: number;
+  explicit_content_filter: 0;
+  eligible_oauth2_scopes: string[];
 }
 
 /** Developer-facing application rules, shared by the REST routes, the portal and the admin CLI. */
@@ -262,12 +266,11 @@ export class ApplicationService {
       name: app.name,
       icon: app.icon ?? null,
       description: app.description ?? '',
-      summary: '',
       type: null,
       bot_public: false,
       bot_require_code_grant: false,
-      ...(bot ? { bot: userToWire(bot) } : {}),
-      ...(owner ? { owner: userToWire(owner) } : {}),
+      ...(bot ? { bot: publicUserWire(bot) } : {}),
+      ...(owner ? { owner: publicUserWire(owner) } : {}),
       team: null,
       flags: Number(flagsNew & LOW_32),
       flags_new: flagsNew.toString(),
@@ -278,6 +281,11 @@ export class ApplicationService {
       // Counted when asked: exact here, "approximate" in the public contract (a cache may lag).
       approximate_guild_count: guildCount,
       approximate_user_install_count: userInstallCount,
+      approximate_user_authorization_count: userInstallCount,
+      role_connections_verification_url: null,
+      explicit_content_filter: 0,
+      // No scope here needs an eligibility grant beyond approval (PRIVILEGED_SCOPES follow it).
+      eligible_oauth2_scopes: [],
       social_sdk: { enabled: app.social_sdk === 1, approval: (app.approval ?? 'approved') as ApprovalState },
       channel_obfuscation: app.channel_obfuscation === 1,
       ...(this.webhooks ? await this.webhooks.wire(app.id) : {}),

@@ -35,7 +35,6 @@ export const ApplicationSchema = Type.Object({
   approximate_user_install_count: Type.Integer({ minimum: 0 }),
   icon: Type.Union([Type.String(), Type.Null()]),
   description: Type.String(),
-  summary: Type.Literal(''),
   type: Type.Null(),
   bot_public: Type.Boolean(),
   bot_require_code_grant: Type.Boolean(),
@@ -57,6 +56,10 @@ export const ApplicationSchema = Type.Object({
   event_webhooks_last_error: Type.Optional(Type.String()),
   // Interactions (issue 13): the signed-POST endpoint, PING-verified.
   interactions_endpoint_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  role_connections_verification_url: Type.Null(),
+  approximate_user_authorization_count: Type.Integer({ minimum: 0 }),
+  explicit_content_filter: Type.Literal(0),
+  eligible_oauth2_scopes: Type.Array(Type.String()),
 });
 
 /**
