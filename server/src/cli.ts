@@ -42,6 +42,15 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     process.stderr.write(`social-layer: ${err instanceof Error ? err.message : String(err)}\n`);
+    const inUse = err as { code?: string; port?: number; address?: string };
+    // The usual first-run stumble (a second server, a game's npm start beside the main one): say
+    // which port and how to pick another.
+    if (inUse.code === 'EADDRINUSE') {
+      process.stderr.write(
+        `Port ${inUse.port ?? '?'} is taken: something (another Social Layer server?) is listening on ${inUse.address ?? 'it'}:${inUse.port ?? '?'}.\n` +
+          'Pick another port: --port N or SOCIAL_LAYER_PORT=N (in a game made with create-game: npm start -- --port N).\n',
+      );
+    }
     process.exit(1);
   },
 );

@@ -1,5 +1,5 @@
 /**
- * `npm create @social-layer/game [DIR] [-- --engine phaser|babylon|playcanvas] [--name NAME] [--link]`:
+ * `npm create @social-layer/game [DIR] [-- --engine phaser|babylon|playcanvas] [--name NAME] [--title TITLE] [--link]`:
  * asks for what is missing when run in a terminal, writes the game, and says what to run next.
  * `--link` (run from a checkout; the repository's `npm run scaffold`) makes a game that depends on
  * that checkout's packages instead of the registry.
@@ -11,8 +11,9 @@ import { createGame } from './createGame.ts';
 import { ENGINES, findEngine } from './engines.ts';
 import { ownCheckout } from './link.ts';
 
-const USAGE = `Usage: npm create @social-layer/game [DIR] -- [--engine ${ENGINES.map((e) => e.id).join('|')}] [--name NAME] [--link]
-Writes a multiplayer web game on Social Layer into DIR (default: my-game).
+const USAGE = `Usage: npm create @social-layer/game [DIR] -- [--engine ${ENGINES.map((e) => e.id).join('|')}] [--name NAME] [--title TITLE] [--link]
+Writes a multiplayer web game on Social Layer into DIR (default: my-game). NAME is its npm name and
+storage namespace (default: the folder's name), TITLE what its page's tab and header say (default: NAME).
 --link (from a Social Layer checkout: npm run scaffold): depend on the checkout's packages
 (file: links) and run its server, instead of the registry's.
 `;
@@ -24,6 +25,7 @@ async function main(): Promise<number> {
       engine: { type: 'string', short: 'e' },
       template: { type: 'string', short: 't' },
       name: { type: 'string', short: 'n' },
+      title: { type: 'string' },
       link: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -53,11 +55,12 @@ async function main(): Promise<number> {
       engineId = ENGINES[Number(answer) - 1]?.id ?? answer;
     }
     const name = values.name ?? basename(outDir).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
-    const game = await createGame({ engine: engineId, outDir, name, link: checkout?.root });
+    const game = await createGame({ engine: engineId, outDir, name, title: values.title, link: checkout?.root });
     process.stdout.write(
       `Created ${game.dir}: a ${game.engine.label} game (${game.files.length} files).\n\n` +
         (checkout ? `Its Social Layer packages are file: links into ${checkout.root}.\n` : '') +
-        `Next:\n  cd ${outDir}\n  npm install\n  npm run build\n  npm start        # the platform, serving the game at http://127.0.0.1:3333/games/${name}/\n\n` +
+        `Next:\n  cd ${outDir}\n  npm install\n  npm run build\n  npm start        # the platform, serving the game at http://127.0.0.1:3333/games/${name}/\n` +
+        `                   (port 3333 taken? npm start -- --port 4000)\n\n` +
         `Open that address in two browsers to meet in a lobby. README.md says more.\n`,
     );
     return 0;

@@ -20,6 +20,8 @@ export interface CreateGameOptions {
   outDir: string;
   /** npm package name of the game (lowercase letters, digits and dashes). */
   name: string;
+  /** What the page's tab and header call the game (default: `name`). */
+  title?: string;
   /** Version range of the Social Layer packages (default: `^` this package's version, which is the SDK's). */
   sdkRange?: string;
   /** Folder holding `<engine>/template.json` (default: this package's `templates/`). */
@@ -106,12 +108,20 @@ export async function createGame(options: CreateGameOptions): Promise<CreatedGam
     const main = join(dir, 'src', 'main.ts');
     if (existsSync(main)) await writeFile(main, (await readFile(main, 'utf8')).replace(/game: '[A-Za-z0-9_-]+'/, `game: '${options.name}'`));
     const page = join(dir, 'index.html');
-    if (existsSync(page)) await writeFile(page, (await readFile(page, 'utf8')).replace(/<title>[^<]*<\/title>/, `<title>${options.name}</title>`));
+    if (existsSync(page)) {
+      const title = escapeHtml(options.title ?? options.name);
+      const html = (await readFile(page, 'utf8')).replace(/<title>[^<]*<\/title>/, `<title>${title}</title>`).replace(/<h1>[\s\S]*?<\/h1>/, `<h1>${title}</h1>`);
+      await writeFile(page, html);
+    }
     await writeFile(join(dir, 'README.md'), await gameReadme(dir, options.name, engine, checkout?.root));
     return { dir, engine, files: await listFiles(dir) };
   } finally {
     if (scratch) await rm(scratch, { recursive: true, force: true });
   }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function sortKeys(record: Record<string, string>): Record<string, string> {

@@ -33,6 +33,9 @@ development mode with an embedded SQLite database under \`./data\`; it serves ev
 the folder that holds this one, this one at \`http://127.0.0.1:3333/games/${name}/\`. Open that
 address: it becomes the lobby's invite link (\`?lobby=...\`); open it in another browser or a
 private window for a second player.
+
+Port 3333 taken (another Social Layer server, say)? Pick another: \`npm start -- --port 4000\` (or
+\`SOCIAL_LAYER_PORT=4000 npm start\`), then open \`http://127.0.0.1:4000/games/${name}/\`.
 ${linkedTo ? linkedNote(linkedTo) : ''}
 ## How it works
 
