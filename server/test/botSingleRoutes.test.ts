@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RawGateway, cleanupTempDirs, databaseConfigs, dropTestSchemas, startTestServer, webToken, type TestServer } from './harness.ts';
 import { guildServicesFor } from '../src/guilds/GuildServices.ts';
 import { Permission } from '../src/guilds/permissions.ts';
+import { PageSession, linkAccount } from './oauthHelpers.ts';
 
 /**
  * Single routes a bot developer reaches for first, on SQLite and PostgreSQL: Get User, Get
@@ -112,6 +113,19 @@ describe.each(databaseConfigs())('bot single routes on $name', ({ config }) => {
       expect(again.body).toBeUndefined();
       expect((await t.server.store.guildMembers.get(guildId, joiner.userId))!.member.nick).toBe('Fresh');
       gw.terminate();
+    });
+
+    it('takes the token a person granted through the consent page (scope `identify guilds.join`)', async () => {
+      const redirect = 'http://127.0.0.1/callback';
+      await t.server.configureApplication(t.app.id, { redirectUris: [redirect] });
+      const person = new PageSession(t.server.url);
+      await person.signUp(`joiner${Date.now()}`);
+      const granted = await linkAccount(t, person, redirect, {}, 'identify guilds.join');
+      expect(granted.status).toBe(200);
+      expect(granted.body.scope.split(' ')).toContain('guilds.join');
+      const userId = (await t.req('GET', '/users/@me', { token: granted.body.access_token })).body.id;
+      const added = await t.req('PUT', `/guilds/${guildId}/members/${userId}`, { ...bot(), body: { access_token: granted.body.access_token } });
+      expect([added.status, added.body.user.id]).toEqual([201, userId]);
     });
 
     it('refuses a token without guilds.join (50026), another user\'s or application\'s token (50025), a banned user (40007), a person\'s credential', async () => {
