@@ -103,9 +103,9 @@ describe.each(databaseConfigs())('bot single routes on $name', ({ config }) => {
       const role = (await t.req('POST', `/guilds/${guildId}/roles`, { token: owner.token, body: { name: 'Newcomer' } })).body;
       const botRole = (await t.req('GET', `/guilds/${guildId}/roles`, { token: owner.token })).body.find((r: { tags?: { bot_id?: string } }) => r.tags?.bot_id === botUserId);
       expect((await t.req('PATCH', `/guilds/${guildId}/roles`, { token: owner.token, body: [{ id: botRole.id, position: 10 }, { id: role.id, position: 1 }] })).status).toBe(200);
-      const added = await t.req('PUT', `/guilds/${guildId}/members/${joiner.userId}`, { ...bot(), body: { access_token: token, nick: 'Fresh', roles: [role.id] } });
+      const added = await t.req('PUT', `/guilds/${guildId}/members/${joiner.userId}`, { ...bot(), body: { access_token: token, nick: 'Fresh', roles: [role.id], flags: 1 << 2 } });
       expect([added.status, added.body?.code]).toEqual([201, undefined]);
-      expect(added.body).toMatchObject({ user: { id: joiner.userId }, nick: 'Fresh', roles: [role.id] });
+      expect(added.body).toMatchObject({ user: { id: joiner.userId }, nick: 'Fresh', roles: [role.id], flags: 1 << 2 });
       await gw.next((f) => f.t === 'GUILD_MEMBER_ADD' && f.d.user.id === joiner.userId && f.d.guild_id === guildId);
       expect(await t.server.store.guildMembers.isMember(guildId, joiner.userId)).toBe(true);
       const again = await t.req('PUT', `/guilds/${guildId}/members/${joiner.userId}`, { ...bot(), body: { access_token: token, nick: 'Changed' } });
@@ -140,6 +140,7 @@ describe.each(databaseConfigs())('bot single routes on $name', ({ config }) => {
       expect((await t.req('PUT', `/guilds/${guildId}/members/${owner.userId}`, { ...bot(), body: { access_token: own } })).body.code).toBe(50025);
       expect((await t.req('PUT', `/guilds/${guildId}/members/${joiner.userId}`, { ...bot(), body: {} })).body.code).toBe(50035);
       expect((await t.req('PUT', `/guilds/${guildId}/members/${joiner.userId}`, { ...bot(), body: { access_token: own, mute: true } })).body.code).toBe(50013);
+      expect((await t.req('PUT', `/guilds/${guildId}/members/${joiner.userId}`, { ...bot(), body: { access_token: own, flags: 1 } })).body.errors.flags._errors[0].code).toBe('MEMBER_FLAGS_INVALID');
       // The owner's new role sits above the bot's: not the bot's to give.
       const high = (await t.req('POST', `/guilds/${guildId}/roles`, { token: owner.token, body: { name: 'Staff' } })).body;
       expect((await t.req('PATCH', `/guilds/${guildId}/roles`, { token: owner.token, body: [{ id: high.id, position: 20 }] })).status).toBe(200);

@@ -328,10 +328,10 @@ export class MemberService {
    * Add Guild Member: a bot adds the user whose `guilds.join` token it holds (the route checks the
    * token). The bot needs CREATE_INSTANT_INVITE, and each optional field its own permission
    * (`nick` MANAGE_NICKNAMES, `roles` MANAGE_ROLES below its top role, `mute` MUTE_MEMBERS, `deaf`
-   * DEAFEN_MEMBERS). Returns the new member, or null when the user already was one (nothing
+   * DEAFEN_MEMBERS, `flags` as Modify Guild Member). Returns the new member, or null when the user already was one (nothing
    * changes then, as publicly); a banned user is 40007.
    */
-  async addWithToken(userId: string, guildId: string, targetId: string, input: { nick?: string | null; roles?: string[] | null; mute?: boolean | null; deaf?: boolean | null }) {
+  async addWithToken(userId: string, guildId: string, targetId: string, input: { nick?: string | null; roles?: string[] | null; mute?: boolean | null; deaf?: boolean | null; flags?: number | null }) {
     const v = await viewGuild(this.store, guildId, userId);
     v.require(Permission.CreateInstantInvite);
     if (await this.store.guildMembers.isMember(guildId, targetId)) return null;
@@ -348,8 +348,14 @@ export class MemberService {
     }
     if (input.mute != null) v.require(Permission.MuteMembers);
     if (input.deaf != null) v.require(Permission.DeafenMembers);
+    // `flags` as Modify Guild Member takes them: BYPASSES_VERIFICATION only, by a moderator.
+    if (input.flags != null && input.flags !== 0) {
+      const p = v.permissions;
+      if (!(has(p, Permission.ManageGuild) || has(p, Permission.ManageRoles) || has(p, Permission.ModerateMembers | Permission.KickMembers | Permission.BanMembers))) throw GuildErrors.missingPermissions();
+      if ((input.flags & ~EDITABLE_MEMBER_FLAGS) !== 0) throw GuildErrors.invalidForm(['flags'], 'MEMBER_FLAGS_INVALID', 'Only BYPASSES_VERIFICATION may be set');
+    }
     await this.store.guilds.transaction(async (tx) => {
-      await this.store.guildMembers.add(tx, guildId, targetId, roles, input.nick ? { nick: input.nick } : {});
+      await this.store.guildMembers.add(tx, guildId, targetId, roles, { ...(input.nick ? { nick: input.nick } : {}), ...(input.flags ? { flags: input.flags } : {}) });
       await this.store.guildMembers.update(tx, guildId, targetId, { ...(input.mute != null ? { mute: input.mute ? 1 : 0 } : {}), ...(input.deaf != null ? { deaf: input.deaf ? 1 : 0 } : {}) });
     });
     const wire = memberWire((await this.store.guildMembers.get(guildId, targetId))!);

@@ -111,7 +111,7 @@ export function guildMemberRoutes(app: FastifyInstance, ctx: ServerContext): voi
     const grant = await ctx.store.tokens.resolve(req.body.access_token);
     if (!grant || grant.applicationId !== bot.applicationId || grant.userId !== req.params.user_id) throw new ApiError(403, 50025, 'Invalid OAuth2 access token provided');
     if (!grant.scopes.includes('guilds.join')) throw Errors.missingScope('guilds.join');
-    const { access_token: _token, flags: _flags, ...fields } = req.body;
+    const { access_token: _token, ...fields } = req.body;
     const member = await s.members.addWithToken(bot.botUserId, req.params.guild_id, grant.userId, fields);
     if (!member) return reply.code(204).send();
     return reply.code(201).send(member);
