@@ -235,6 +235,10 @@ export interface ReadyData {
     /** Always true here: the guild's data follows in its own GUILD_CREATE. */
     unavailable: true;
   }[];
+  /** The user's DM and group DM channels (public Channel objects): empty for bots and for a game's token, which may not use DMs. */
+  private_channels: Record<string, unknown>[];
+  /** Always `normal` (public field). */
+  session_type: 'normal';
   /** Every lobby the user is a member of in this application, with members (lobby reconciliation). */
   lobbies: Lobby[];
 }

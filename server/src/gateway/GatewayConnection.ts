@@ -9,7 +9,7 @@ import {
   GatewayOpcode,
   type ReadyData,
 } from '@social-layer/protocol';
-import type { GatewayServer } from './GatewayServer.ts';
+import type { GatewayHub } from './GatewayHub.ts';
 import { Session } from './Session.ts';
 import { beforeWrite, flushNow } from './writeCoalescer.ts';
 import { largeThresholdOf } from '../guilds/guildCreatePresences.ts';
@@ -34,7 +34,7 @@ export class GatewayConnection {
   private closing = false;
 
   constructor(
-    private readonly hub: GatewayServer,
+    private readonly hub: GatewayHub,
     private readonly socket: WebSocket,
     /** The TCP (or TLS) socket under `socket`, corked by writeCoalescer.ts in a burst. */
     private readonly raw: Duplex,
@@ -155,7 +155,7 @@ export class GatewayConnection {
     const guildHub = identity.guildEvents ? this.hub.guilds : undefined;
     const guilds = guildHub ? await guildHub.readyGuilds(identity.user.id) : [];
     const stored = await this.hub.readyStoreFields?.({ kind: identity.kind, applicationId: identity.applicationId, userId: identity.user.id });
-    const ready: ReadyData & { private_channels: unknown[]; session_type: 'normal' } = {
+    const ready: ReadyData = {
       v: GATEWAY_VERSION,
       user: identity.user,
       session_id: session.id,
