@@ -12,8 +12,13 @@ import { primaryGuildWire } from './primaryGuildWire.ts';
 
 const iso = (ms: number | string | null): string | null => (ms === null ? null : new Date(Number(ms)).toISOString());
 
+/**
+ * The public User object. `flags` and `primary_guild` are required there (the public OpenAPI
+ * document; conformance.test): `flags` is 0 (no account flags here), `primary_guild` null until
+ * the user chooses one.
+ */
 export function userWire(u: UsersTable): APIUser {
-  return { id: u.id, username: u.username, global_name: u.global_name, avatar: u.avatar, discriminator: '0', bot: u.is_bot === 1, public_flags: 0, ...primaryGuildWire(u) } as unknown as APIUser;
+  return { id: u.id, username: u.username, global_name: u.global_name, avatar: u.avatar, discriminator: '0', bot: u.is_bot === 1, public_flags: 0, flags: 0, primary_guild: null, ...primaryGuildWire(u) } as unknown as APIUser;
 }
 
 export function roleWire(r: GuildRolesTable): APIRole {
@@ -140,6 +145,16 @@ export function guildWire(g: GuildsTable, roles: GuildRolesTable[], extra: Parti
     safety_alerts_channel_id: null,
     incidents_data: null,
     max_members: 250000,
+    // Required by the public Guild object (its OpenAPI document; conformance.test), with the
+    // values of a guild that uses none of them.
+    region: 'deprecated',
+    home_header: null,
+    widget_enabled: false,
+    widget_channel_id: null,
+    max_presences: null,
+    max_video_channel_users: 25,
+    max_stage_video_channel_users: 50,
+    nsfw: false,
     // The guild tag users can show as `primary_guild` (1 to 4 characters).
     tag: g.tag,
     // The tag's badge (image hash), for the same display.
@@ -152,7 +167,8 @@ export function inviteWire(i: GuildInvitesTable, guild: GuildsTable, channel: Gu
   return {
     type: 0,
     code: i.code,
-    guild: { id: guild.id, name: guild.name, icon: guild.icon, splash: null, banner: guild.banner, description: guild.description, features: JSON.parse(guild.features), verification_level: 0, vanity_url_code: null, nsfw_level: 0, premium_subscription_count: 0 },
+    guild_id: guild.id,
+    guild: { id: guild.id, name: guild.name, icon: guild.icon, splash: null, banner: guild.banner, description: guild.description, features: JSON.parse(guild.features), verification_level: 0, vanity_url_code: null, nsfw_level: 0, nsfw: false, premium_subscription_count: 0 },
     channel: { id: channel.id, name: channel.name, type: channel.type },
     ...(inviter ? { inviter: userWire(inviter) } : {}),
     expires_at: iso(i.expires_at),

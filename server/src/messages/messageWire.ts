@@ -41,6 +41,44 @@ export function userIdsOf(rows: Iterable<ChannelMessagesTable>): string[] {
   return [...ids];
 }
 
+/** An embed as the public API answers it: `type` is `rich` unless it says otherwise. */
+const embedsWire = (embeds: APIEmbed[]): APIEmbed[] => embeds.map((e) => ({ type: 'rich', ...e }) as APIEmbed);
+
+type Component = { id?: number; components?: Component[]; accessory?: Component } & Record<string, unknown>;
+
+/**
+ * Components with their `id`: the public API numbers every component the sender left without one,
+ * in order (depth first), skipping the ids the sender chose, and answers with them all.
+ */
+export function numberComponents(components: Component[]): Component[] {
+  const used = new Set<number>();
+  const collect = (list: Component[]) => {
+    for (const c of list) {
+      if (typeof c.id === 'number') used.add(c.id);
+      if (c.components) collect(c.components);
+      if (c.accessory) collect([c.accessory]);
+    }
+  };
+  collect(components);
+  let next = 1;
+  const number = (c: Component): Component => {
+    let id = c.id;
+    if (typeof id !== 'number') {
+      while (used.has(next)) next++;
+      id = next++;
+    }
+    const out: Component = { ...c, id };
+    if (c.components) out.components = c.components.map(number);
+    if (c.accessory) out.accessory = number(c.accessory);
+    return out;
+  };
+  return components.map(number);
+}
+
+/** A user object kept inside a stored message (snapshots, interactions), with the fields the public User object requires. */
+const storedUser = (u: Record<string, unknown>) => ({ public_flags: 0, flags: 0, primary_guild: null, ...u });
+const withStoredUser = (o: Record<string, unknown>) => (o.user && typeof o.user === 'object' ? { ...o, user: storedUser(o.user as Record<string, unknown>) } : o);
+
 /**
  * A row to the public Message object (discord-api-types/v10 APIMessage). `guild_id` and
  * `member` are added by the Gateway events only, as on the public API.
@@ -60,8 +98,8 @@ export function messageWire(row: ChannelMessagesTable, ctx: WireContext, depth =
     mentions: (JSON.parse(row.mentions) as string[]).map((id) => userOrGhost(ctx.users, id)),
     mention_roles: JSON.parse(row.mention_roles) as string[],
     attachments: JSON.parse(row.attachments) as unknown[],
-    embeds: JSON.parse(row.embeds) as APIEmbed[],
-    components: JSON.parse(row.components) as unknown[],
+    embeds: embedsWire(JSON.parse(row.embeds) as APIEmbed[]),
+    components: numberComponents(JSON.parse(row.components) as Component[]),
     pinned: row.pinned_at !== null,
     flags: row.flags,
   };
@@ -70,10 +108,20 @@ export function messageWire(row: ChannelMessagesTable, ctx: WireContext, depth =
   if (row.nonce !== null) msg.nonce = row.nonce;
   if (row.application_id !== null) msg.application_id = row.application_id;
   if (ref) msg.message_reference = ref;
-  if (row.message_snapshots) msg.message_snapshots = JSON.parse(row.message_snapshots);
-  if (row.interaction_metadata) msg.interaction_metadata = JSON.parse(row.interaction_metadata);
+  if (row.message_snapshots) {
+    msg.message_snapshots = (JSON.parse(row.message_snapshots) as { message: Record<string, unknown> }[]).map((snap) => ({
+      ...snap,
+      message: {
+        ...snap.message,
+        ...(Array.isArray(snap.message.embeds) ? { embeds: embedsWire(snap.message.embeds as APIEmbed[]) } : {}),
+        ...(Array.isArray(snap.message.components) ? { components: numberComponents(snap.message.components as Component[]) } : {}),
+        ...(Array.isArray(snap.message.mentions) ? { mentions: (snap.message.mentions as Record<string, unknown>[]).map(storedUser) } : {}),
+      },
+    }));
+  }
+  if (row.interaction_metadata) msg.interaction_metadata = withStoredUser(JSON.parse(row.interaction_metadata));
   // The deprecated MessageInteraction (public shape), beside interaction_metadata.
-  if (row.interaction) msg.interaction = JSON.parse(row.interaction);
+  if (row.interaction) msg.interaction = withStoredUser(JSON.parse(row.interaction));
   if (row.poll) msg.poll = pollWire(row.poll);
   // A reply carries the replied-to message, or null once that one is deleted (public rule).
   if (row.type === 19 && depth === 0 && ref?.message_id) {

@@ -11,7 +11,9 @@ const RoleParams = Type.Object({ guild_id: Type.String(), role_id: Type.String()
 const Color = Type.Integer({ minimum: 0, maximum: 0xffffff });
 const RoleBody = Type.Object({
   name: Type.Optional(Name(1, 100)),
-  permissions: Type.Optional(PermissionString),
+  // The public API takes the bitfield as a decimal string or, as its OpenAPI document types it,
+  // an integer; null is the default set.
+  permissions: Type.Optional(Type.Union([PermissionString, Type.Integer({ minimum: 0 }), Type.Null()])),
   color: Type.Optional(Color),
   colors: Type.Optional(Type.Object({ primary_color: Color, secondary_color: Type.Optional(Type.Union([Color, Type.Null()])), tertiary_color: Type.Optional(Type.Union([Color, Type.Null()])) })),
   hoist: Type.Optional(Type.Boolean()),
@@ -19,6 +21,12 @@ const RoleBody = Type.Object({
   unicode_emoji: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
   icon: Type.Optional(Type.Null()),
 });
+
+/** The body with `permissions` as the services take it: a decimal string, or absent. */
+function roleInput<B extends { permissions?: string | number | null }>(body: B): Omit<B, 'permissions'> & { permissions?: string } {
+  const { permissions, ...rest } = body;
+  return permissions === undefined || permissions === null ? rest : { ...rest, permissions: String(permissions) };
+}
 
 /** Roles: list, get one, member counts, create, modify, delete, reorder. */
 export function guildRoleRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -38,7 +46,7 @@ export function guildRoleRoutes(app: FastifyInstance, ctx: ServerContext): void 
   });
 
   r.post('/api/v10/guilds/:guild_id/roles', { schema: { response: { 200: Described('Role') }, params: GuildParams, body: OptionalBody(RoleBody) }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
-    return s.guilds.createRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.body ?? {}, req.audit);
+    return s.guilds.createRole((await guildCaller(req, ctx)).userId, req.params.guild_id, roleInput(req.body ?? {}), req.audit);
   });
 
   r.patch('/api/v10/guilds/:guild_id/roles', {
@@ -49,7 +57,7 @@ export function guildRoleRoutes(app: FastifyInstance, ctx: ServerContext): void 
   });
 
   r.patch('/api/v10/guilds/:guild_id/roles/:role_id', { schema: { response: { 200: Described('Role') }, params: RoleParams, body: RoleBody }, config: { rateLimit: GUILD_WRITE } }, async (req) => {
-    return s.guilds.modifyRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.role_id, req.body, req.audit);
+    return s.guilds.modifyRole((await guildCaller(req, ctx)).userId, req.params.guild_id, req.params.role_id, roleInput(req.body), req.audit);
   });
 
   r.delete('/api/v10/guilds/:guild_id/roles/:role_id', { schema: { response: { 204: NoContent }, params: RoleParams }, config: { rateLimit: GUILD_WRITE } }, async (req, reply) => {

@@ -17,6 +17,7 @@ import { installAuditTap, recordPrune, snapshotBefore } from '../../moderation/a
 import { watchVoiceStartTime } from '../../voice/voiceChannelStatus.ts';
 import { viewGuild } from '../../guilds/GuildAccess.ts';
 import { Permission } from '../../guilds/permissions.ts';
+import { userWire } from '../../guilds/guildWire.ts';
 
 const GuildParams = Type.Object({ guild_id: Type.String() });
 const RuleParams = Type.Object({ guild_id: Type.String(), rule_id: Type.String() });
@@ -222,7 +223,7 @@ export function moderationRouteFamily(app: FastifyInstance, ctx: ServerContext):
       guild_scheduled_events: [],
       integrations: [],
       threads: [],
-      users: [...users.values()].map((u) => ({ id: u.id, username: u.username, global_name: u.global_name ?? null, discriminator: '0', avatar: u.avatar ?? null, bot: u.is_bot === 1 })),
+      users: [...users.values()].map(userWire),
       webhooks: [],
     };
   });

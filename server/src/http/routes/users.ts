@@ -13,6 +13,12 @@ const PatchBody = Type.Object({
   global_name: Type.Optional(Nullable(Str(Limits.displayNameMinLength, Limits.displayNameMaxLength, { description: 'Display name; null clears it' }))),
 });
 
+/**
+ * Fields the public current-user object requires (its OpenAPI document; conformance.test) that
+ * this platform has nothing behind: no account flags, no multi-factor login, one locale.
+ */
+const CURRENT_USER_DEFAULTS = { public_flags: 0, flags: 0, mfa_enabled: false, locale: 'en-US' } as const;
+
 export function userRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -30,7 +36,7 @@ export function userRoutes(app: FastifyInstance, ctx: ServerContext): void {
       // The account's email only with the `email` scope, as publicly; `verified` is false because the
       // platform sends no confirmation mail, so no address here was ever confirmed.
       const email = p.kind === 'bearer' && p.scopes.includes('email') ? { email: (await ctx.store.accounts.get(user.id))?.email ?? null, verified: false } : {};
-      return { ...userToWire(user), premium_type: premium, ...email, application_profiles };
+      return { ...userToWire(user), ...CURRENT_USER_DEFAULTS, premium_type: premium, ...email, application_profiles };
     },
   );
 
@@ -75,7 +81,7 @@ export function userRoutes(app: FastifyInstance, ctx: ServerContext): void {
       }
       const user = userToWire((await ctx.store.users.get(p.userId))!);
       if (body.global_name !== undefined) announceUserUpdate(ctx.bus, user);
-      return user;
+      return { ...user, ...CURRENT_USER_DEFAULTS };
     },
   );
 }
