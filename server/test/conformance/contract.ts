@@ -35,6 +35,32 @@ export function documentedOperations(doc = contractDocument()): Operation[] {
   return ops;
 }
 
+/**
+ * The documented operations that our registered routes (`METHOD /api/v10/...` with `:params`)
+ * serve, as `METHOD template` of the document: the same shape, or a route whose parameter takes
+ * the document's `@` alias (`/messages/@original` is `/messages/:messageId` here, as publicly).
+ */
+export function implementedOperations(routes: readonly { method: string; url: string }[], doc = contractDocument()): Map<string, string> {
+  const ours = routes.filter((r) => r.url.startsWith('/api/v10/')).map((r) => ({ method: r.method, path: r.url.slice('/api/v10'.length) }));
+  const out = new Map<string, string>();
+  for (const op of documentedOperations(doc)) {
+    const key = `${op.method} ${op.template}`;
+    const exact = ours.find((r) => r.method === op.method && pathShape(r.path) === pathShape(op.template));
+    if (exact) {
+      out.set(key, `${exact.method} /api/v10${exact.path}`);
+      continue;
+    }
+    const docParts = op.template.split('/');
+    const alias = ours.find((r) => {
+      const parts = r.path.split('/');
+      if (r.method !== op.method || parts.length !== docParts.length) return false;
+      return parts.every((p, i) => p === docParts[i] || (p.startsWith(':') && (docParts[i]!.startsWith('{') || docParts[i]!.startsWith('@'))));
+    });
+    if (alias) out.set(key, `${alias.method} /api/v10${alias.path}`);
+  }
+  return out;
+}
+
 // ajv-formats is CommonJS with a default export; under Node's ESM loader that is the module object.
 const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 
@@ -118,5 +144,5 @@ export class Contract {
 }
 
 // `/3/attachments/0/url` reads `/*/attachments/*/url`: one problem, however many items have it.
-const items = (at: string) => at.replace(/\/\d+(?=\/|$)/g, '/*');
+const items = (at: string) => at.replace(/\/\d+(?=\/|$|\s)/g, '/*');
 const escape = (template: string) => template.replace(/~/g, '~0').replace(/\//g, '~1');
