@@ -104,8 +104,8 @@ describe('discordeno', () => {
     expect(reply.messageReference?.messageId).toBe(sent.id);
     const history = await bot.helpers.getMessages(channel, { limit: 10 });
     expect(history.map((m) => m.id)).toEqual([reply.id, sent.id]);
-    expect(history[1].pinned).toBe(true);
-    expect(history[1].reactions?.[0]).toMatchObject({ count: 1, me: true, emoji: { name: '👍' } });
+    expect(history[1]!.pinned).toBe(true);
+    expect(history[1]!.reactions?.[0]).toMatchObject({ count: 1, me: true, emoji: { name: '👍' } });
     await bot.helpers.deleteMessage(channel, reply.id);
     await dispatch('MESSAGE_DELETE', (d) => d.id === reply.id.toString());
     expect((await bot.helpers.getMessages(channel, { limit: 10 })).map((m) => m.id)).toEqual([sent.id]);

@@ -85,8 +85,8 @@ describe('oceanic.js', () => {
     expect(reply.referencedMessage?.id).toBe(sent.id);
     const history = await client.rest.channels.getMessages(channel.id, { limit: 10 });
     expect(history.map((m) => m.id)).toEqual([reply.id, sent.id]);
-    expect(history[1].pinned).toBe(true);
-    expect(history[1].reactions[0]).toMatchObject({ count: 1, me: true, emoji: { name: '👍' } });
+    expect(history[1]!.pinned).toBe(true);
+    expect(history[1]!.reactions[0]).toMatchObject({ count: 1, me: true, emoji: { name: '👍' } });
     await client.rest.channels.deleteMessage(channel.id, reply.id);
     await packet('MESSAGE_DELETE', (d) => d.id === reply.id);
     expect((await client.rest.channels.getMessages(channel.id, { limit: 10 })).map((m) => m.id)).toEqual([sent.id]);
