@@ -1,7 +1,6 @@
 import type { LobbyState } from '@social-layer/core-wasm';
 import type { User } from '@social-layer/protocol';
 import { MessageCache } from './MessageCache.ts';
-import type { RelationshipHandle } from './RelationshipHandle.ts';
 import type { UserApplicationProfileWire } from './UserApplicationProfileHandle.ts';
 import type { VoiceStates } from './voice/VoiceStates.ts';
 import { SocialState } from './social/SocialState.ts';
@@ -31,12 +30,6 @@ export class ClientState {
   readonly applicationProfiles = new Map<string, UserApplicationProfileWire[]>();
   /** Where avatar images live (UserHandle.avatarUrl): the platform's API origin. */
   cdnBase = '';
-  /**
-   * Makes the handles that would otherwise import each other: UserHandle.relationship() asks
-   * here, so UserHandle does not import RelationshipHandle (which imports UserHandle). Set by the
-   * Client's users module.
-   */
-  handles: { relationship(userId: string): RelationshipHandle } | undefined;
 
   /** The lobby state, if there is one and the lobby is in it. */
   lobbyState(lobbyId: string): LobbyState | undefined {

@@ -3,7 +3,6 @@ import type { Activity } from './Activity.ts';
 import type { ClientState } from './ClientState.ts';
 import { ClientResultError } from './ClientResultError.ts';
 import { AvatarType, avatarTypeToString, isEnumValue } from './enums.ts';
-import type { RelationshipHandle } from './RelationshipHandle.ts';
 import { activityFromWire } from './social/activityWire.ts';
 import { UserApplicationProfileHandle } from './UserApplicationProfileHandle.ts';
 
@@ -84,14 +83,9 @@ export class UserHandle {
     return mine ? activityFromWire(mine) : undefined;
   }
 
-  /**
-   * The relationship between the current user and this user (type None when there is none).
-   * Made through the client state, so this file and RelationshipHandle do not import each other.
-   */
+  /** The relationship between the current user and this user (type None when there is none). */
   relationship(): RelationshipHandle {
-    const handles = this.state.handles;
-    if (!handles) throw new Error('UserHandle used without a Client');
-    return handles.relationship(this.id);
+    return new RelationshipHandle(this.state, this.id);
   }
 
   /**
@@ -130,5 +124,44 @@ export class UserHandle {
     const state = this.state;
     const id = this.id;
     return profiles.map((_, index) => new UserApplicationProfileHandle(() => (state.destroyed ? undefined : state.applicationProfiles.get(id)), index));
+  }
+}
+
+/**
+ * A live view of the relationship between the current user and another (social-sdk-api.md 3.2).
+ * Two kinds live side by side: the platform relationship, across every game (the native accessor
+ * name `discordRelationshipType` is kept so code maps one to one), and the relationship in this
+ * game. With neither, both read `None`, as the native handle does after a RelationshipDeleted.
+ */
+export class RelationshipHandle {
+  /** @internal Handles come from the Client only. */
+  constructor(
+    private readonly state: ClientState,
+    /** The other user's ID. */
+    readonly id: string,
+  ) {}
+
+  /** The platform relationship (friends across games, requests, blocks). */
+  discordRelationshipType(): RelationshipType {
+    return this.record()?.type as RelationshipType | undefined ?? RelationshipType.None;
+  }
+
+  /** The relationship in this game only. */
+  gameRelationshipType(): RelationshipType {
+    return this.record()?.gameType as RelationshipType | undefined ?? RelationshipType.None;
+  }
+
+  /** True when the server believes this incoming request is spam (see server/README.md). */
+  isSpamRequest(): boolean {
+    return this.record()?.isSpamRequest ?? false;
+  }
+
+  /** The other user, when the client knows them. */
+  user(): UserHandle | undefined {
+    return this.state.user(this.id) ? new UserHandle(this.state, this.id) : undefined;
+  }
+
+  private record() {
+    return this.state.destroyed ? undefined : this.state.social.relationships.get(this.id);
   }
 }

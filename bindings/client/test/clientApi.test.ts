@@ -3,12 +3,13 @@
 // companion seam, UserHandle.avatarUrl, argument checks of every new method, and the
 // import graph (no two-file cycle between the handles; lobby logic out of Client.ts).
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { importCircles, importGraph, sourceFiles } from '../../../tools/testing/importGraph.ts';
 import {
   ActivityInvite,
   AudioSystem,
@@ -342,41 +343,8 @@ describe('users without a server', () => {
 describe('shape', () => {
   const src = join(clientDir, 'src');
 
-  async function sources(dir: string): Promise<string[]> {
-    const out: string[] = [];
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) out.push(...(await sources(path)));
-      else if (entry.name.endsWith('.ts')) out.push(path);
-    }
-    return out;
-  }
-
-  it('no runtime import cycle between the client\'s files (type-only imports are erased)', async () => {
-    const files = await sources(src);
-    const graph = new Map<string, string[]>();
-    for (const file of files) {
-      const text = await readFile(file, 'utf8');
-      const deps: string[] = [];
-      for (const match of text.matchAll(/^import\s+(?!type\s)[^;]*?from\s+'(\.{1,2}\/[^']+)'/gms)) {
-        deps.push(resolve(dirname(file), match[1]!));
-      }
-      graph.set(file, deps);
-    }
-    const state = new Map<string, 'active' | 'done'>();
-    const cycles: string[] = [];
-    const visit = (file: string, path: string[]) => {
-      if (state.get(file) === 'done') return;
-      if (state.get(file) === 'active') {
-        cycles.push([...path.slice(path.indexOf(file)), file].map((f) => relative(src, f)).join(' -> '));
-        return;
-      }
-      state.set(file, 'active');
-      for (const dep of graph.get(file) ?? []) visit(dep, [...path, file]);
-      state.set(file, 'done');
-    };
-    for (const file of files) visit(file, []);
-    expect(cycles).toEqual([]);
+  it('no import cycle between the client\'s files (the workspace-wide walk, tools/testing/importGraph.ts)', async () => {
+    expect(importCircles(importGraph(sourceFiles(src)), src)).toEqual([]);
     // The two handles named in the issue: one direction only.
     const user = await readFile(join(src, 'UserHandle.ts'), 'utf8');
     expect(user).not.toMatch(/^import\s+(?!type)[^;]*'\.\/RelationshipHandle\.ts'/m);

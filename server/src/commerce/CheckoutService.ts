@@ -1,9 +1,18 @@
 import { ApiError } from '../errors/ApiError.ts';
 import type { Store } from '../storage/Store.ts';
-import type { CommerceService } from './CommerceService.ts';
 import { CommerceErrors } from './errors.ts';
 import { type PaymentStep, TestModePayment } from './payment.ts';
 import { type EntitlementWire, SkuFlags, SkuType, type SubscriptionWire } from './wire.ts';
+
+/**
+ * What the checkout needs of CommerceService (which makes the checkout and passes itself): the
+ * purchase, and its checks run before any charge. An interface, so the two files do not import
+ * each other.
+ */
+export interface Purchases {
+  purchase(applicationId: string, userId: string, skuId: string, opts?: { testMode?: boolean }): Promise<{ entitlement: EntitlementWire; subscription?: SubscriptionWire }>;
+  checkPurchase(applicationId: string, userId: string, skuId: string): Promise<unknown>;
+}
 
 export interface CheckoutResult {
   entitlement: EntitlementWire;
@@ -24,7 +33,7 @@ export class CheckoutService {
 
   constructor(
     private readonly store: Store,
-    private readonly commerce: CommerceService,
+    private readonly commerce: Purchases,
     /** A real provider; none by default (the spec names none). */
     private readonly provider: PaymentStep | null = null,
   ) {}

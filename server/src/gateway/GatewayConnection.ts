@@ -9,7 +9,7 @@ import {
   GatewayOpcode,
   type ReadyData,
 } from '@social-layer/protocol';
-import type { GatewayServer } from './GatewayServer.ts';
+import type { GatewayHub } from './GatewayHub.ts';
 import { Session } from './Session.ts';
 import { beforeWrite, flushNow } from './writeCoalescer.ts';
 import { largeThresholdOf } from '../guilds/guildCreatePresences.ts';
@@ -34,7 +34,7 @@ export class GatewayConnection {
   private closing = false;
 
   constructor(
-    private readonly hub: GatewayServer,
+    private readonly hub: GatewayHub,
     private readonly socket: WebSocket,
     /** The TCP (or TLS) socket under `socket`, corked by writeCoalescer.ts in a burst. */
     private readonly raw: Duplex,

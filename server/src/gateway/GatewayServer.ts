@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { GATEWAY_VERSION, GatewayCloseCode, type ReadyData, type User } from '@social-layer/protocol';
+import { GATEWAY_VERSION, GatewayCloseCode, type ReadyData } from '@social-layer/protocol';
 import type { ConnectionTracker } from '../events/ConnectionTracker.ts';
 import { type EventBus, userTopic } from '../events/EventBus.ts';
 import type { LobbyService } from '../lobbies/LobbyService.ts';
@@ -15,6 +15,9 @@ import type { RedisSessionStore, SessionMeta } from './RedisSessionStore.ts';
 import { Session } from './Session.ts';
 import type { SessionStartLimit } from './SessionStartLimit.ts';
 import type { ReadyStoreFields } from './readyFields.ts';
+import type { GatewayHub, GatewayIdentity } from './GatewayHub.ts';
+
+export type { GatewayIdentity };
 
 /**
  * What the Gateway needs of the server's WebSocket upgrade routing: a path to take. startServer
@@ -22,19 +25,6 @@ import type { ReadyStoreFields } from './readyFields.ts';
  */
 interface UpgradeRoutes {
   route(path: string, handler: (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => void): void;
-}
-
-export interface GatewayIdentity {
-  kind: 'bearer' | 'bot';
-  user: User;
-  applicationId: string;
-  /**
-   * Whether the session hears its user's guilds (READY's guild list, GUILD_CREATE and the guild
-   * dispatches): bots, the web app's session, and a game's token with `rpc` (the desktop
-   * companion). A game's token otherwise reads no guild over REST, so none on the Gateway either:
-   * only its own VOICE_STATE_UPDATE, which the SDK's guild voice call needs.
-   */
-  guildEvents: boolean;
 }
 
 export interface GatewayServerOptions {
@@ -60,7 +50,7 @@ export interface GatewayServerOptions {
 const RELEASE_TOPIC = 'gw:release';
 
 /** The Gateway endpoint: accepts sockets on /gateway and keeps the sessions that outlive them. */
-export class GatewayServer {
+export class GatewayServer implements GatewayHub {
   readonly sessions = new Map<string, Session>();
   private readonly unsubscribe = new Map<string, () => void>();
   private readonly connections_ = new Set<GatewayConnection>();
@@ -312,7 +302,7 @@ export class GatewayServer {
   }
 
   /** Another socket resumed `session`: an old socket still holding it is closed without ending it. */
-  takeOver(session: Session, by: GatewayConnection): void {
+  takeOver(session: Session, by: object): void {
     for (const c of this.connections_) {
       if (c !== by && c.owns(session)) {
         this.untrack(session, false);

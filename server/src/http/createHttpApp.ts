@@ -26,6 +26,7 @@ import { avatarRoutes } from './routes/avatars.ts';
 import { guildRouteFamily } from './routes/guildRouteFamily.ts';
 import { guildVoiceStateRoutes } from './routes/guildVoiceStates.ts';
 import { channelMessageRoutes } from './routes/channelMessages.ts';
+import { pollRoutes } from './routes/pollRoutes.ts';
 import { moderationRouteFamily } from './routes/moderationRouteFamily.ts';
 import { privateChannelRoutes } from './routes/privateChannels.ts';
 import { applicationRoutes } from './routes/applications.ts';
@@ -169,6 +170,8 @@ export async function createHttpApp(ctx: ServerContext, tls?: { key: string | Bu
   guildRouteFamily(app, ctx);
   guildVoiceStateRoutes(app, ctx);
   channelMessageRoutes(app, ctx);
+  // Poll votes, Get Answer Voters, End Poll: beside the message routes, whose schemas they use.
+  pollRoutes(app, ctx);
   // Search Guild Messages, AutoMod, the audit log (issue 11).
   moderationRouteFamily(app, ctx);
   privateChannelRoutes(app, ctx);

@@ -24,7 +24,7 @@ import { AuditAction, auditLogFor } from '../moderation/AuditLog.ts';
 import { channelMessageChanged } from './channelMessageHooks.ts';
 import { privateChannelsFor, type PrivateChannels } from './privateChannels.ts';
 import { checkPoll } from './polls.ts';
-import { pollCounts } from './PollVotes.ts';
+import { pollCounts } from './pollVoteCounts.ts';
 import { FieldErrors } from '../applications/formErrors.ts';
 import { appReadsMessageContent } from './appReadsMessageContent.ts';
 

@@ -1,6 +1,6 @@
 import { ACTIVITY_ORIENTATIONS, ACTIVITY_PLATFORMS, type ActivitySettings } from '../activities/activitySettings.ts';
 import { type Html, hidden, html, page } from './html.ts';
-import type { PortalSection } from './developerPortalSections.ts';
+import type { PortalSection } from './portalSection.ts';
 import { sectionErrors } from './developerPortalParts.ts';
 
 /** Blank rows offered for new prefixes below the saved ones. */

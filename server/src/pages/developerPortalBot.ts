@@ -1,6 +1,6 @@
 import { EDITABLE_FLAGS } from '../applications/ApplicationService.ts';
 import { html, hidden } from './html.ts';
-import type { PortalSection } from './developerPortalSections.ts';
+import type { PortalSection } from './portalSection.ts';
 import { sectionErrors } from './developerPortalParts.ts';
 
 /** The bot user, its token, and the flags a developer may set (the limited Gateway intents). */

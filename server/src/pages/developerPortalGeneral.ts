@@ -1,6 +1,6 @@
 import { MAX_ICON_BYTES } from '../applications/applicationImages.ts';
 import { html, hidden } from './html.ts';
-import type { PortalSection } from './developerPortalSections.ts';
+import type { PortalSection } from './portalSection.ts';
 import { formText, sectionErrors } from './developerPortalParts.ts';
 
 /**

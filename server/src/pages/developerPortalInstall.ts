@@ -1,5 +1,5 @@
 import { html, hidden } from './html.ts';
-import type { PortalSection } from './developerPortalSections.ts';
+import type { PortalSection } from './portalSection.ts';
 import { formText, sectionErrors } from './developerPortalParts.ts';
 
 type Config = Record<string, { oauth2_install_params?: { scopes: string[]; permissions: string } }>;

@@ -1,5 +1,5 @@
 import { hidden, html } from './html.ts';
-import type { PortalSection } from './developerPortalSections.ts';
+import type { PortalSection } from './portalSection.ts';
 import { copyBox, formText, sectionErrors } from './developerPortalParts.ts';
 
 /**

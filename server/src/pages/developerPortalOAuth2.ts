@@ -1,5 +1,5 @@
 import { html, hidden } from './html.ts';
-import type { PortalSection } from './developerPortalSections.ts';
+import type { PortalSection } from './portalSection.ts';
 import { copyBox, formText, sectionErrors } from './developerPortalParts.ts';
 
 /** Client ID, client type, redirect URIs and the client secret. */

@@ -1,6 +1,6 @@
 import type { QuestWire } from '../quests/QuestService.ts';
 import { type Html, hidden, html, page } from './html.ts';
-import type { PortalSection } from './developerPortalSections.ts';
+import type { PortalSection } from './portalSection.ts';
 import { formText, sectionErrors } from './developerPortalParts.ts';
 
 const DAY = 86_400_000;

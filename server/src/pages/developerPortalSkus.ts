@@ -1,6 +1,6 @@
 import type { SkuWire } from '../commerce/index.ts';
 import { type Html, hidden, html, page } from './html.ts';
-import type { PortalSection } from './developerPortalSections.ts';
+import type { PortalSection } from './portalSection.ts';
 import { formText, sectionErrors } from './developerPortalParts.ts';
 
 const TYPE_TEXT: Record<number, string> = { 2: 'Durable', 3: 'Consumable', 5: 'Subscription', 6: 'Subscription group' };

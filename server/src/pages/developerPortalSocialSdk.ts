@@ -1,6 +1,6 @@
 import { PRE_APPROVAL_BUDGETS } from '../applications/approval.ts';
 import { html, hidden } from './html.ts';
-import type { PortalSection } from './developerPortalSections.ts';
+import type { PortalSection } from './portalSection.ts';
 import { sectionErrors } from './developerPortalParts.ts';
 
 const APPROVAL_TEXT = {

@@ -1,7 +1,7 @@
 import type { DeliveryView } from '../webhooks/WebhookService.ts';
 import { WebhookEventTypes } from '../webhooks/payload.ts';
 import { type Html, hidden, html, page } from './html.ts';
-import type { PortalSection } from './developerPortalSections.ts';
+import type { PortalSection } from './portalSection.ts';
 import { copyBox, formText, sectionErrors } from './developerPortalParts.ts';
 
 const STATUS_TEXT: Record<number, string> = { 1: 'Disabled', 2: 'Enabled', 3: 'Disabled by the platform after repeated failures' };

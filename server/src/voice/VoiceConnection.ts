@@ -3,9 +3,30 @@ import { DAVE_PROTOCOL_VERSION, VoiceCloseCode, VoiceOpcode, VoiceTransport } fr
 import { isTransportMode, SUPPORTED_TRANSPORT_MODES } from '@social-layer/core-wasm';
 import { hashSecret } from '../auth/secrets.ts';
 import type { VoiceCall } from './VoiceCall.ts';
-import type { VoiceGatewayServer } from './VoiceGatewayServer.ts';
+import type { MediaSink } from './MediaRelay.ts';
 import type { VoiceSession, VoiceSocket } from './VoiceSession.ts';
+import type { VoiceStateService } from './VoiceStateService.ts';
 import { answerWebRtcOffer, dataChannelSink } from './WebRtcTransport.ts';
+
+/**
+ * What a voice connection needs of the voice gateway that accepted it (VoiceGatewayServer, which
+ * passes itself): its settings, its calls and its media paths. An interface, so the gateway and
+ * its connections do not import each other.
+ */
+export interface VoiceConnectionHost {
+  readonly states: Pick<VoiceStateService, 'redeem' | 'canSpeak'>;
+  readonly transports: readonly VoiceTransport[];
+  readonly udpAddress: { address: string; port: number };
+  readonly heartbeatIntervalMs: number;
+  readonly resumeWindowMs: number;
+  readonly webRtcBindAddress: string;
+  selfDeaf(lobbyId: string, userId: string): boolean;
+  callFor(lobbyId: string): Promise<VoiceCall>;
+  sessionByToken(tokenHash: string, sessionId: string): { session: VoiceSession; call: VoiceCall } | undefined;
+  dropIfEmpty(call: VoiceCall): void;
+  udpSink(remote: { address: string; port: number }): MediaSink;
+  media(call: VoiceCall, session: VoiceSession, packet: Uint8Array): boolean;
+}
 
 /** Client payloads per second a voice socket may send before 4021 (heartbeats, speaking, DAVE). */
 const MAX_MESSAGES_PER_10S = 200;
@@ -23,7 +44,7 @@ export class VoiceConnection implements VoiceSocket {
   private recent: number[] = [];
 
   constructor(
-    private readonly gw: VoiceGatewayServer,
+    private readonly gw: VoiceConnectionHost,
     private readonly ws: WebSocket,
     /** The voice gateway version asked for (4 to 8): 8 adds the buffered resume. */
     private readonly version: number,

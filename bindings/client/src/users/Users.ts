@@ -4,7 +4,6 @@ import type { ClientState } from '../ClientState.ts';
 import type { DesktopCompanion } from '../desktop/DesktopCompanion.ts';
 import type { EventHub } from '../EventHub.ts';
 import type { ClientEvents } from '../events.ts';
-import { RelationshipHandle } from '../RelationshipHandle.ts';
 import { UserApplicationProfileHandle } from '../UserApplicationProfileHandle.ts';
 import { UserHandle } from '../UserHandle.ts';
 import { checkSnowflake } from '../validation.ts';
@@ -13,17 +12,14 @@ import { FRIEND_SEARCH_MAX_LENGTH, searchFriends } from './friendSearch.ts';
 /**
  * The Client's users (social-sdk-api.md 3.1, 3.3): the user objects every other part hands in,
  * the current user, lookups, friend search, the desktop session's user and the game profiles
- * of external identities. It also makes the RelationshipHandles that UserHandle.relationship()
- * asks the state for, which keeps those two handle files from importing each other.
+ * of external identities.
  */
 export class Users {
   constructor(
     private readonly state: ClientState,
     private readonly events: EventHub<ClientEvents>,
     private readonly desktop: DesktopCompanion,
-  ) {
-    state.handles = { relationship: (userId) => new RelationshipHandle(state, userId) };
-  }
+  ) {}
 
   /** Stores a user object from any payload; announces userUpdated when a known user changed. */
   remember(user: User | undefined, announce: boolean): void {

@@ -1,7 +1,21 @@
-import { CallStatus, ClientStatus } from '@social-layer/client';
+import { CallStatus, ClientStatus, type Client } from '@social-layer/client';
 import { el, stopPropagation } from '../dom.ts';
 import { releaseStyles, retainStyles } from '../styles.ts';
-import type { GameSession } from './GameSession.ts';
+import type { VoiceChat } from './VoiceChat.ts';
+
+/**
+ * What the bar needs of the session it shows: GameSession, which makes the bar and passes itself
+ * to attach(). An interface, so the session and its bar do not import each other.
+ */
+export interface PlayerBarSession {
+  readonly client: Pick<Client, 'getCurrentUserV2'>;
+  readonly signedIn: boolean;
+  readonly voice: Pick<VoiceChat, 'status' | 'call' | 'toggle' | 'onChange' | 'setTalking'>;
+  onStatus(listener: (status: ClientStatus) => void): () => void;
+  linkAccount(): Promise<void>;
+  inviteUrl(): string;
+  rename(name: string): Promise<void>;
+}
 
 /** Options of `PlayerBar`. */
 export interface PlayerBarOptions {
@@ -43,7 +57,7 @@ export class PlayerBar {
   }
 
   /** Fills the controls for a started session. */
-  attach(session: GameSession): void {
+  attach(session: PlayerBarSession): void {
     const doc = this.element.ownerDocument;
     const user = session.client.getCurrentUserV2();
     const you = el(doc, 'span', 'sl-bar-you');
@@ -71,7 +85,7 @@ export class PlayerBar {
     releaseStyles(this.element.ownerDocument);
   }
 
-  #nameForm(session: GameSession, name: string): HTMLFormElement {
+  #nameForm(session: PlayerBarSession, name: string): HTMLFormElement {
     const doc = this.element.ownerDocument;
     const form = el(doc, 'form', 'sl-bar-name');
     const input = el(doc, 'input', 'sl-bar-name-input');
@@ -100,7 +114,7 @@ export class PlayerBar {
     return form;
   }
 
-  #signInButton(session: GameSession): HTMLButtonElement {
+  #signInButton(session: PlayerBarSession): HTMLButtonElement {
     const button = this.#button('sl-bar-signin sl-bar-secondary', 'Sign in');
     const wide = el(this.element.ownerDocument, 'span', 'sl-bar-wide');
     wide.textContent = ' to keep your progress';
@@ -117,7 +131,7 @@ export class PlayerBar {
     return button;
   }
 
-  #inviteButton(session: GameSession): HTMLButtonElement {
+  #inviteButton(session: PlayerBarSession): HTMLButtonElement {
     const button = this.#button('sl-bar-invite sl-bar-secondary', 'Copy invite link');
     button.addEventListener('click', () => {
       const flash = (text: string) => {
@@ -131,7 +145,7 @@ export class PlayerBar {
     return button;
   }
 
-  #voiceControls(session: GameSession): HTMLElement[] {
+  #voiceControls(session: PlayerBarSession): HTMLElement[] {
     const doc = this.element.ownerDocument;
     const button = this.#button('sl-bar-voice', 'Join voice');
     const hint = el(doc, 'span', 'sl-bar-voice-hint');
@@ -163,7 +177,7 @@ export class PlayerBar {
    * touch held here must not scroll the page or open the long-press menu (`touch-action: none`,
    * contextmenu prevented).
    */
-  #talkButton(session: GameSession): HTMLButtonElement {
+  #talkButton(session: PlayerBarSession): HTMLButtonElement {
     const talk = this.#button('sl-bar-talk', 'Hold to talk');
     talk.classList.remove('sl-bar-button');
     talk.setAttribute('aria-pressed', 'false');

@@ -10,7 +10,6 @@ import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from '../../messages/attachment
 import { readMultipartBody } from '../multipartBody.ts';
 import { Embed } from '../../messages/embeds.ts';
 import { Snowflake } from './guildRouteHelpers.ts';
-import { pollRoutes } from './pollRoutes.ts';
 import { BEARER_OR_BOT, NoContent, OptionalBody, Wire, parseWith } from '../schemas/index.ts';
 import type { APIMessage, APIUser } from 'discord-api-types/v10';
 
@@ -281,6 +280,4 @@ export function channelMessageRoutes(app: FastifyInstance, ctx: ServerContext): 
     await s.typing(await messageCaller(req, ctx), req.params.channel_id);
     void reply.code(204);
   });
-  // Poll votes, Get Answer Voters, End Poll (pollRoutes.ts).
-  pollRoutes(app, ctx);
 }

@@ -7,25 +7,8 @@ import { navigate } from '../../state/router.ts';
 import { MessagePane } from './MessagePane.tsx';
 import { messagesApi } from './messagesApi.ts';
 import { markDmRead, useDmUnread } from './dmUnread.ts';
+import { dmName, type DmChannel, type DmUser, userName } from './dmChannel.ts';
 import './messages.css';
-
-interface DmUser { id: string; username: string; global_name?: string | null }
-export interface DmChannel {
-  id: string;
-  /** 1 DM, 3 group DM. */
-  type: number;
-  name?: string | null;
-  last_message_id?: string | null;
-  recipients: DmUser[];
-}
-
-const userName = (u: DmUser) => u.global_name ?? u.username;
-
-/** A DM is named after the other person; a group DM by its name, else its people. */
-export function dmName(c: DmChannel): string {
-  if (c.type === 3) return c.name ?? (c.recipients.map(userName).join(', ') || 'Empty group');
-  return c.recipients[0] ? userName(c.recipients[0]) : 'Direct message';
-}
 
 /**
  * Direct messages (`/app/dms[/ID]`): the user's DMs and group DMs (GET /users/@me/channels,

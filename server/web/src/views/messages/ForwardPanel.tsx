@@ -1,7 +1,7 @@
 import type { APIMessage } from 'discord-api-types/v10';
 import { useEffect, useState } from 'preact/hooks';
 import { Empty } from '../../components/ui.tsx';
-import { dmName, type DmChannel } from './DmView.tsx';
+import { dmName, type DmChannel } from './dmChannel.ts';
 import { preview } from './messageModel.ts';
 import { messagesApi } from './messagesApi.ts';
 
