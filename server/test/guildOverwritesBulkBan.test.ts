@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RawGateway, cleanupTempDirs, databaseConfigs, dropTestSchemas, startTestServer, webToken, type TestServer } from './harness.ts';
 import { guildServicesFor } from '../src/guilds/GuildServices.ts';
 import { Permission } from '../src/guilds/permissions.ts';
+import { channelMessageRepo } from '../src/storage/ChannelMessageRepo.ts';
 
 /**
  * Edit Channel Permissions and Delete Channel Permission (PUT/DELETE /channels/{id}/permissions/
@@ -121,6 +122,12 @@ describe.each(databaseConfigs())('overwrites and bulk ban on $name', ({ config }
       const posted = (await t.req('POST', `/channels/${textId}/messages`, { token: a.token, body: { content: 'spam' } })).body;
       const kept = (await t.req('POST', `/channels/${textId}/messages`, { token: member.token, body: { content: 'fine' } })).body;
       expect([posted.id, kept.id]).toEqual([expect.stringMatching(/^\d+$/), expect.stringMatching(/^\d+$/)]);
+      // Two hours old: outside the hour the ban deletes.
+      const repo = channelMessageRepo(t.server.store.database.db, t.server.store.ids);
+      const old = await repo.insert(t.server.store.database.db, {
+        channel_id: textId, guild_id: guildId, author_id: a.userId, application_id: null, type: 0, content: 'long ago', flags: 0, tts: 0, nonce: null,
+        mention_everyone: 0, message_reference: null, message_snapshots: null, interaction_metadata: null,
+      }, Date.now() - 2 * 3600_000);
       const gw = await RawGateway.open(t.server);
       await gw.identify(owner.token, Intents.Guilds | Intents.GuildModeration | Intents.GuildMessages);
 
@@ -137,6 +144,7 @@ describe.each(databaseConfigs())('overwrites and bulk ban on $name', ({ config }
       expect((await gw.next((f) => f.t === 'MESSAGE_DELETE_BULK')).d).toEqual({ ids: [posted.id], channel_id: textId, guild_id: guildId });
       expect((await t.req('GET', `/channels/${textId}/messages/${posted.id}`, { token: owner.token })).status).toBe(404);
       expect((await t.req('GET', `/channels/${textId}/messages/${kept.id}`, { token: owner.token })).status).toBe(200);
+      expect((await t.req('GET', `/channels/${textId}/messages/${old.id}`, { token: owner.token })).status).toBe(200);
       const log = (await t.req('GET', `/guilds/${guildId}/audit-logs?action_type=22`, { token: owner.token })).body.audit_log_entries as any[];
       expect(log.filter((e) => e.reason === 'raid').map((e) => e.target_id).sort()).toEqual([a.userId, outsider.userId].sort());
       gw.terminate();

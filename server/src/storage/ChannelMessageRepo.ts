@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { SNOWFLAKE_EPOCH_MS } from '@social-layer/protocol';
 import type { Database } from './schema.ts';
 import type { SnowflakeGenerator } from './Snowflake.ts';
 import { PreparedListQuery } from './preparedListQuery.ts';
@@ -191,10 +192,17 @@ export class ChannelMessageRepo {
     await db.deleteFrom('channel_messages').where('id', 'in', ids).execute();
   }
 
-  /** The guild's messages by these authors since `since` (ms): what a ban's delete_message_seconds removes. */
+  /**
+   * The guild's messages by these authors since `since` (ms): what a ban's delete_message_seconds
+   * removes. The first ID of that moment bounds the (guild_id, id) index range, so a ban reads the
+   * guild's recent messages, not all of them.
+   */
   byAuthorsSince(guildId: string, authorIds: string[], since: number, db: Db = this.db): Promise<ChannelMessagesTable[]> {
     if (authorIds.length === 0) return Promise.resolve([]);
-    return db.selectFrom('channel_messages').selectAll().where('guild_id', '=', guildId).where('author_id', 'in', authorIds).where('created_at', '>=', since).execute();
+    const floor = (BigInt(Math.max(0, since - SNOWFLAKE_EPOCH_MS)) << 22n).toString();
+    let q = db.selectFrom('channel_messages').selectAll().where('guild_id', '=', guildId);
+    if (cursorSide(floor) === 'same') q = q.where('id', '>=', floor);
+    return q.where('author_id', 'in', authorIds).where('created_at', '>=', since).execute();
   }
 
   async count(channelId: string, db: Db = this.db): Promise<number> {
