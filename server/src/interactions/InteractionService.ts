@@ -10,21 +10,23 @@ import type { ApplicationsTable } from '../storage/schema.ts';
 import type { CommerceService } from '../commerce/index.ts';
 import { FieldErrors } from '../applications/formErrors.ts';
 import { GuildView, viewChannel } from '../guilds/GuildAccess.ts';
-import { channelWire, memberWire, roleWire, userWire } from '../guilds/guildWire.ts';
+import { channelWire, memberWire, userWire } from '../guilds/guildWire.ts';
 import { has, Permission } from '../guilds/permissions.ts';
 import { MAX_ATTACHMENT_BYTES } from '../messages/attachments.ts';
 import { messageWire } from '../messages/messageWire.ts';
 import { ApiError, Errors } from '../errors/ApiError.ts';
-import { WebhookSigner } from '../webhooks/signing.ts';
-import { safePost, type SafeFetchOptions, SafeFetchError, parseWebhookUrl } from '../webhooks/safeFetch.ts';
+import type { SafeFetchOptions } from '../webhooks/safeFetch.ts';
 import type { UrlPolicy } from '../config/urlPolicy.ts';
 import { CommandService, commandWire } from './CommandService.ts';
 import { ChannelType, privateChannelsFor } from '../messages/privateChannels.ts';
-import { CommandType, OptionType } from './commandRules.ts';
+import { CommandType } from './commandRules.ts';
 import { InteractionErrors as E } from './interactionErrors.ts';
-import { InteractionMessages, prepareMessage, type Upload } from './InteractionMessages.ts';
+import { InteractionMessages, type Upload } from './InteractionMessages.ts';
+import { InteractionEndpoint } from './InteractionEndpoint.ts';
+import { InteractionResponses } from './InteractionResponses.ts';
+import { CommandOptions } from './commandOptions.ts';
 import { checkModal, checkSubmission, fileTypeAllowed, ModalComponent } from './modalComponents.ts';
-import { ALLOWED_CALLBACKS, CallbackType, InteractionContext, InteractionType, MessageFlag, ResponseMessageType } from './interactionWire.ts';
+import { CallbackType, InteractionContext, InteractionType } from './interactionWire.ts';
 
 export interface InteractionOptions {
   /** Development mode: the interactions endpoint may be http and loopback. */
@@ -61,7 +63,6 @@ export interface InvokeBody {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const SNOWFLAKE = /^\d{1,20}$/;
-const MAX_FOLLOWUPS_USER_INSTALLED = 5;
 const SELECT_TYPES = new Set([3, 5, 6, 7, 8]);
 
 /**
@@ -74,10 +75,12 @@ export class InteractionService {
   readonly commands: CommandService;
   readonly repo: InteractionRepo;
   readonly messages: InteractionMessages;
-  private readonly deadlineMs: number;
-  private readonly tokenLifetimeMs: number;
+  readonly deadlineMs: number;
+  readonly tokenLifetimeMs: number;
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly signer = new WebhookSigner();
+  private readonly endpoint: InteractionEndpoint;
+  private readonly responses: InteractionResponses;
+  private readonly commandOptions: CommandOptions;
 
   constructor(
     private readonly store: Store,
@@ -92,6 +95,9 @@ export class InteractionService {
     this.messages = new InteractionMessages(store, bus, this.repo, { ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}) });
     this.deadlineMs = options.responseDeadlineMs ?? 3000;
     this.tokenLifetimeMs = options.tokenLifetimeMs ?? 15 * 60_000;
+    this.endpoint = new InteractionEndpoint(store, this.repo, urlPolicy, options, this.deadlineMs);
+    this.responses = new InteractionResponses(store, this.repo, this.messages, (row, t, d) => this.toUser(row, t, d), this);
+    this.commandOptions = new CommandOptions(store, bus);
   }
 
   close(): void {
@@ -125,54 +131,52 @@ export class InteractionService {
     return n;
   }
 
-  private fetchOptions(timeoutMs: number): SafeFetchOptions {
-    return { allowLoopback: this.options.dev, ...(this.options.resolve ? { resolve: this.options.resolve } : {}), responseTimeoutMs: timeoutMs, connectTimeoutMs: timeoutMs, maxBodyBytes: 256 * 1024 };
+  // ---- the interactions endpoint (InteractionEndpoint.ts) ----
+
+  endpointWire(applicationId: string): Promise<{ interactions_endpoint_url: string | null }> {
+    return this.endpoint.endpointWire(applicationId);
   }
 
-  // ---- the interactions endpoint (PATCH /applications/@me, the portal) ----
-
-  async endpointWire(applicationId: string): Promise<{ interactions_endpoint_url: string | null }> {
-    return { interactions_endpoint_url: await this.repo.endpoint(applicationId) };
+  prepareEndpoint(applicationId: string, patch: { interactions_endpoint_url?: string | null }, errs: { add(path: (string | number)[], code: string, message: string): void }): Promise<(() => Promise<void>) | null> {
+    return this.endpoint.prepareEndpoint(applicationId, patch, errs);
   }
 
-  /**
-   * Checks `interactions_endpoint_url` of an application edit (problems to `errs`) and verifies a
-   * new URL as the public platform does: a PING with a wrong signature must be refused, a signed
-   * PING must be answered `{type: 1}`. Returns the write, or null when the edit has no such field.
-   */
-  async prepareEndpoint(applicationId: string, patch: { interactions_endpoint_url?: string | null }, errs: { add(path: (string | number)[], code: string, message: string): void }): Promise<(() => Promise<void>) | null> {
-    const raw = patch.interactions_endpoint_url;
-    if (raw === undefined) return null;
-    if (raw === null || raw === '') return () => this.repo.setEndpoint(applicationId, null);
-    const verdict = this.urlPolicy.check('interactions_endpoint', raw);
-    if (!verdict.ok) {
-      errs.add(['interactions_endpoint_url'], verdict.code, verdict.message);
-      return async () => {};
-    }
-    if (raw === (await this.repo.endpoint(applicationId))) return async () => {};
-    const failure = await this.verifyEndpoint(applicationId, raw);
-    if (failure) {
-      errs.add(['interactions_endpoint_url'], 'APPLICATION_INTERACTIONS_ENDPOINT_URL_INVALID', `The specified interactions endpoint url could not be verified (${failure}).`);
-      return async () => {};
-    }
-    return () => this.repo.setEndpoint(applicationId, raw);
+  verifyEndpoint(applicationId: string, url: string): Promise<string | null> {
+    return this.endpoint.verifyEndpoint(applicationId, url);
   }
 
-  /** null when the endpoint refused a bad signature and answered a signed PING with type 1 in time; else why not. */
-  async verifyEndpoint(applicationId: string, url: string): Promise<string | null> {
-    const key = this.signer.key(applicationId, (await this.store.webhookEvents.keyPair(applicationId)).private_key);
-    const body = JSON.stringify({ id: this.store.ids.next(), application_id: applicationId, type: InteractionType.Ping, token: randomBytes(32).toString('base64url'), version: 1 });
-    try {
-      const good = WebhookSigner.headers(key, body);
-      const bad = { ...good, 'x-signature-ed25519': good['x-signature-ed25519']!.replace(/^./, (c) => (c === '0' ? '1' : '0')) };
-      const forged = await safePost(url, { ...bad, 'content-type': 'application/json' }, body, this.fetchOptions(this.deadlineMs));
-      if (forged.status >= 200 && forged.status < 300) return 'it accepted a request with an invalid signature';
-      const res = await safePost(url, { ...good, 'content-type': 'application/json' }, body, this.fetchOptions(this.deadlineMs));
-      if (res.status !== 200) return `HTTP ${res.status}`;
-      return (JSON.parse(res.body) as { type?: number }).type === CallbackType.Pong ? null : 'the PING was not answered with type 1';
-    } catch (err) {
-      return err instanceof SafeFetchError ? err.message : 'the answer was not JSON';
-    }
+  // ---- the token's routes (InteractionResponses.ts) ----
+
+  checkCallbackToken(id: string, token: string): Promise<void> {
+    return this.responses.checkCallbackToken(id, token);
+  }
+
+  checkWebhookToken(applicationId: string, token: string): Promise<void> {
+    return this.responses.checkWebhookToken(applicationId, token);
+  }
+
+  callback(id: string, token: string, body: unknown, withResponse: boolean, uploads: Upload[] = []): Promise<Obj | undefined> {
+    return this.responses.callback(id, token, body, withResponse, uploads);
+  }
+
+  apply(row: InteractionsTable, body: unknown, withResponse: boolean, uploads: Upload[] = []): Promise<Obj | undefined> {
+    return this.responses.apply(row, body, withResponse, uploads);
+  }
+
+  getMessage(applicationId: string, token: string, messageId: string): Promise<APIMessage> {
+    return this.responses.getMessage(applicationId, token, messageId);
+  }
+
+  editMessage(applicationId: string, token: string, messageId: string, body: unknown, uploads: Upload[] = []): Promise<APIMessage> {
+    return this.responses.editMessage(applicationId, token, messageId, body, uploads);
+  }
+
+  deleteMessage(applicationId: string, token: string, messageId: string): Promise<void> {
+    return this.responses.deleteMessage(applicationId, token, messageId);
+  }
+
+  followup(applicationId: string, token: string, body: unknown, uploads: Upload[] = []): Promise<APIMessage> {
+    return this.responses.followup(applicationId, token, body, uploads);
   }
 
   // ---- invoking ----
@@ -307,14 +311,14 @@ export class InteractionService {
       idata = { id: command.id, name: command.name, type: command.type, ...(command.guild_id ? { guild_id: command.guild_id } : {}) };
       if (command.type === CommandType.ChatInput) {
         const resolved: Obj = {};
-        const options = await this.checkOptions(view, channel.id, JSON.parse(command.options) as Obj[], data.options, ['data', 'options'], resolved, body.type === InteractionType.Autocomplete);
+        const options = await this.commandOptions.check(view, channel.id, JSON.parse(command.options) as Obj[], data.options, ['data', 'options'], resolved, body.type === InteractionType.Autocomplete);
         if (options.length > 0) idata.options = options;
         if (Object.keys(resolved).length > 0) idata.resolved = resolved;
       } else if (command.type === CommandType.User || command.type === CommandType.Message) {
         const target = typeof data.target_id === 'string' ? data.target_id : '';
         const resolved: Obj = {};
         if (command.type === CommandType.User) {
-          if (!(await this.resolveUser(view, target, resolved))) throw E.invalidForm(['data', 'target_id'], 'BASE_TYPE_CHOICES', 'Unknown member.');
+          if (!(await this.commandOptions.resolveUser(view, target, resolved))) throw E.invalidForm(['data', 'target_id'], 'BASE_TYPE_CHOICES', 'Unknown member.');
         } else {
           const m = SNOWFLAKE.test(target) ? await this.messages.channelMessages.inChannel(channel.id, target) : undefined;
           if (!m) throw E.unknownMessage();
@@ -336,10 +340,10 @@ export class InteractionService {
       if (ct >= 5 && ct <= 8 && Array.isArray(idata.values) && idata.values.length > 0) {
         const resolved: Obj = {};
         for (const v of idata.values as string[]) {
-          const ok = ct === 5 ? await this.resolveUser(view, v, resolved)
-            : ct === 6 ? this.resolveRole(view, v, resolved)
-              : ct === 7 ? (await this.resolveUser(view, v, resolved)) || this.resolveRole(view, v, resolved)
-                : await this.resolveChannel(view, v, resolved);
+          const ok = ct === 5 ? await this.commandOptions.resolveUser(view, v, resolved)
+            : ct === 6 ? this.commandOptions.resolveRole(view, v, resolved)
+              : ct === 7 ? (await this.commandOptions.resolveUser(view, v, resolved)) || this.commandOptions.resolveRole(view, v, resolved)
+                : await this.commandOptions.resolveChannel(view, v, resolved);
           if (!ok) throw E.invalidForm(['data', 'values'], 'BASE_TYPE_CHOICES', `Unknown ID ${v} for this select.`);
         }
         idata.resolved = resolved;
@@ -477,7 +481,7 @@ export class InteractionService {
 
     // An entry point whose handler is the platform's launches the activity itself: no app round trip.
     if (command?.type === CommandType.PrimaryEntryPoint && command.handler === 2) {
-      await this.apply(row, { type: CallbackType.LaunchActivity }, false);
+      await this.responses.apply(row, { type: CallbackType.LaunchActivity }, false);
       return { id, nonce: row.nonce };
     }
     await this.deliver(row, app, payload);
@@ -504,9 +508,8 @@ export class InteractionService {
     // Over HTTP the answer is the response; nothing is retried (public behaviour).
     void (async () => {
       try {
-        const key = this.signer.key(app.id, (await this.store.webhookEvents.keyPair(app.id)).private_key);
-        const res = await safePost(endpoint, { ...WebhookSigner.headers(key, json), 'content-type': 'application/json', 'user-agent': 'SocialLayer-Interactions (1)' }, json, this.fetchOptions(this.deadlineMs));
-        if (res.status === 200 && res.body) await this.apply(row, JSON.parse(res.body), false);
+        const res = await this.endpoint.post(app.id, endpoint, json);
+        if (res.status === 200 && res.body) await this.responses.apply(row, JSON.parse(res.body), false);
         else if (res.status !== 202 && res.status !== 204) throw new Error(`HTTP ${res.status}`);
       } catch (err) {
         this.log.debug({ interaction: row.id, application: app.id, err: err instanceof Error ? err.message : String(err) }, 'interaction endpoint failed');
@@ -520,89 +523,6 @@ export class InteractionService {
     if (await this.repo.fail(row.id)) this.toUser(row, 'INTERACTION_FAILURE', { id: row.id, nonce: row.nonce });
   }
 
-  /** Option values against the command's definitions (types, required, choices, ranges); fills `resolved`. */
-  private async checkOptions(view: GuildView, channelId: string, defs: Obj[], raw: unknown, path: (string | number)[], resolved: Obj, autocomplete: boolean): Promise<Obj[]> {
-    const given = raw === undefined ? [] : raw;
-    if (!Array.isArray(given)) throw E.invalidForm(path, 'BASE_TYPE_LIST', 'Must be a list.');
-    const out: Obj[] = [];
-    for (const [i, o] of given.entries()) {
-      const p = [...path, i];
-      if (!isObj(o)) throw E.invalidForm(p, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used in a DictType.');
-      const def = defs.find((d) => d.name === o.name);
-      if (!def) throw E.invalidForm([...p, 'name'], 'APPLICATION_COMMAND_OPTION_UNKNOWN', 'Unknown option.');
-      const t = def.type as number;
-      if (t === OptionType.SubCommand || t === OptionType.SubCommandGroup) {
-        out.push({ type: t, name: def.name, options: await this.checkOptions(view, channelId, (def.options as Obj[]) ?? [], o.options, [...p, 'options'], resolved, autocomplete) });
-        continue;
-      }
-      const v = o.value;
-      const focused = autocomplete && o.focused === true;
-      const bad = (msg: string) => E.invalidForm([...p, 'value'], 'APPLICATION_COMMAND_OPTION_INVALID_VALUE', msg);
-      if (focused) {
-        if (typeof v !== 'string' && typeof v !== 'number') throw bad('Invalid value.');
-        out.push({ type: t, name: def.name, value: v, focused: true });
-        continue;
-      }
-      if (t === OptionType.String) {
-        if (typeof v !== 'string' || v.length > ((def.max_length as number) ?? 6000) || v.length < ((def.min_length as number) ?? 0)) throw bad('Invalid string.');
-      } else if (t === OptionType.Integer || t === OptionType.Number) {
-        if (typeof v !== 'number' || (t === OptionType.Integer && !Number.isInteger(v)) || (def.min_value !== undefined && v < (def.min_value as number)) || (def.max_value !== undefined && v > (def.max_value as number))) throw bad('Invalid number.');
-      } else if (t === OptionType.Boolean) {
-        if (typeof v !== 'boolean') throw bad('Invalid boolean.');
-      } else if (t === OptionType.User || t === OptionType.Mentionable) {
-        if (typeof v !== 'string' || !((await this.resolveUser(view, v, resolved)) || (t === OptionType.Mentionable && this.resolveRole(view, v, resolved)))) throw bad('Unknown user.');
-      } else if (t === OptionType.Role) {
-        if (typeof v !== 'string' || !this.resolveRole(view, v, resolved)) throw bad('Unknown role.');
-      } else if (t === OptionType.Channel) {
-        const c = typeof v === 'string' && SNOWFLAKE.test(v) ? await this.store.guilds.channel(v) : undefined;
-        if (!c || !(await this.resolveChannel(view, v as string, {}))) throw bad('Unknown channel.');
-        if (Array.isArray(def.channel_types) && !(def.channel_types as number[]).includes(c.type)) throw bad('Channel type not allowed.');
-        await this.resolveChannel(view, v as string, resolved);
-      } else throw bad('This option type cannot be sent from here.');
-      const choices = def.choices as Obj[] | undefined;
-      if (choices && choices.length > 0 && !choices.some((c) => c.value === v)) throw bad('Not one of the choices.');
-      out.push({ type: t, name: def.name, value: v });
-    }
-    if (!autocomplete) {
-      for (const d of defs) if (d.required === true && !given.some((o: Obj) => o.name === d.name)) throw E.invalidForm(path, 'APPLICATION_COMMAND_OPTION_REQUIRED', `Option ${String(d.name)} is required.`);
-    }
-    return out;
-  }
-
-  private async resolveUser(view: GuildView, id: string, resolved: Obj): Promise<boolean> {
-    // In a DM or group DM: its participants, as users (no members outside a guild).
-    const dm = privateChannelsFor(this.store, this.bus).of(view);
-    if (dm) {
-      const u = dm.userIds.includes(id) ? await this.store.users.get(id) : undefined;
-      if (!u) return false;
-      ((resolved.users ??= {}) as Obj)[id] = userWire(u);
-      return true;
-    }
-    const m = SNOWFLAKE.test(id) ? await this.store.guildMembers.get(view.guild.id, id) : undefined;
-    if (!m) return false;
-    ((resolved.users ??= {}) as Obj)[id] = userWire(m.user);
-    const { user: _u, ...member } = memberWire(m) as unknown as Obj;
-    const subj = new GuildView(view.guild, view.roles, m);
-    ((resolved.members ??= {}) as Obj)[id] = { ...member, permissions: subj.permissions.toString() };
-    return true;
-  }
-
-  /** A channel of this guild the member can view, as the partial resolved channel (with the member's permissions). */
-  private async resolveChannel(view: GuildView, id: string, resolved: Obj): Promise<boolean> {
-    const c = SNOWFLAKE.test(id) ? await this.store.guilds.channel(id) : undefined;
-    if (!c || c.guild_id !== view.guild.id || !has(view.channelPermissions(c), Permission.ViewChannel)) return false;
-    ((resolved.channels ??= {}) as Obj)[c.id] = { id: c.id, name: c.name, type: c.type, permissions: view.channelPermissions(c).toString(), ...(c.parent_id ? { parent_id: c.parent_id } : {}) };
-    return true;
-  }
-
-  private resolveRole(view: GuildView, id: string, resolved: Obj): boolean {
-    const r = view.roles.find((x) => x.id === id);
-    if (!r) return false;
-    ((resolved.roles ??= {}) as Obj)[id] = roleWire(r);
-    return true;
-  }
-
-  /** A component on the message by `custom_id` (enabled, interactive), with select values checked. */
   private componentData(message: APIMessage, data: Obj): Obj {
     const customId = data.custom_id;
     const find = (list: unknown[]): Obj | undefined => {
@@ -634,172 +554,6 @@ export class InteractionService {
 
   // ---- responding ----
 
-  private async byToken(id: string, token: string): Promise<InteractionsTable> {
-    const row = SNOWFLAKE.test(id) ? await this.repo.interaction(id) : undefined;
-    if (!row || row.token_hash !== hashToken(token)) throw E.unknownInteraction();
-    return row;
-  }
-
-  /** The callback's token, checked before its body is read (a bad token never has its files buffered). */
-  async checkCallbackToken(id: string, token: string): Promise<void> {
-    await this.byToken(id, token);
-  }
-
-  /** A follow-up's or edit's token, checked before its body is read. */
-  async checkWebhookToken(applicationId: string, token: string): Promise<void> {
-    await this.live(applicationId, token);
-  }
-
-  /** `POST /interactions/{id}/{token}/callback`. */
-  async callback(id: string, token: string, body: unknown, withResponse: boolean, uploads: Upload[] = []): Promise<Obj | undefined> {
-    return this.apply(await this.byToken(id, token), body, withResponse, uploads);
-  }
-
-  /**
-   * The first response: checks the type against the interaction's type and the data against its
-   * rules (nothing is written when they fail), then wins the interaction at most once.
-   */
-  async apply(row: InteractionsTable, body: unknown, withResponse: boolean, uploads: Upload[] = []): Promise<Obj | undefined> {
-    const b = isObj(body) ? body : {};
-    const type = b.type;
-    if (typeof type !== 'number' || !Number.isInteger(type)) throw E.invalidForm(['type'], 'BASE_TYPE_REQUIRED', 'This field is required');
-    const allowed = ALLOWED_CALLBACKS[type];
-    if (!allowed) throw E.invalidForm(['type'], 'BASE_TYPE_CHOICES', 'Value must be one of (1, 4, 5, 6, 7, 8, 9, 10, 12).');
-    if (!allowed.includes(row.type)) throw E.invalidForm(['type'], 'INTERACTION_RESPONSE_TYPE_INVALID', `Callback type ${type} cannot answer an interaction of type ${row.type}.`);
-    if (row.state === 'failed' || Date.now() - Number(row.created_at) > this.deadlineMs) throw E.unknownInteraction();
-    if (row.state === 'responded') throw E.alreadyAcknowledged();
-
-    const data = b.data;
-    let responseData: string | null = null;
-    let prepared: ReturnType<typeof prepareMessage> | undefined;
-    let deferFlags = 0;
-    let choices: unknown[] | undefined;
-    if (uploads.length > 0 && type !== CallbackType.ChannelMessageWithSource && type !== CallbackType.UpdateMessage) throw E.invalidForm(['files'], 'BASE_TYPE_MAX_LENGTH', 'Only message responses (4, 7) carry files.');
-    if (type === CallbackType.ChannelMessageWithSource) prepared = prepareMessage(data, { prefix: ['data'], allowPoll: true, uploads });
-    else if (type === CallbackType.UpdateMessage) prepared = prepareMessage(data, { prefix: ['data'], partial: true, allowPoll: false, uploads });
-    else if (type === CallbackType.DeferredChannelMessageWithSource) {
-      deferFlags = isObj(data) && typeof data.flags === 'number' ? data.flags : 0;
-      if ((deferFlags & ~(MessageFlag.Ephemeral | MessageFlag.SuppressNotifications | MessageFlag.IsComponentsV2)) !== 0) throw E.invalidForm(['data', 'flags'], 'MESSAGE_FLAGS_INVALID', 'Invalid message flags.');
-    } else if (type === CallbackType.AutocompleteResult) {
-      const errs = new FieldErrors();
-      choices = isObj(data) && Array.isArray(data.choices) ? data.choices : [];
-      if (choices.length > 25) errs.add(['data', 'choices'], 'BASE_TYPE_MAX_LENGTH', 'Must be 25 or fewer in length.');
-      choices.forEach((c, i) => {
-        if (!isObj(c) || typeof c.name !== 'string' || c.name.length < 1 || c.name.length > 100) errs.add(['data', 'choices', i, 'name'], 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
-        if (!isObj(c) || (typeof c.value !== 'string' && typeof c.value !== 'number') || (typeof c.value === 'string' && c.value.length > 100)) errs.add(['data', 'choices', i, 'value'], 'BASE_TYPE_BAD_LENGTH', 'Must be a string of at most 100 characters or a number.');
-      });
-      errs.throwIfAny();
-    } else if (type === CallbackType.Modal) {
-      const errs = new FieldErrors();
-      checkModal(data, errs);
-      errs.throwIfAny();
-      responseData = JSON.stringify(data);
-    } else if (type === CallbackType.LaunchActivity) {
-      responseData = JSON.stringify({ launched_at: new Date().toISOString() });
-    }
-    if (type === CallbackType.UpdateMessage && !row.message_id) throw E.unknownMessage();
-
-    const app = (await this.store.applications.get(row.application_id))!;
-    const now = Date.now();
-    let publish: (() => Promise<APIMessage>) | undefined;
-    let originalId: string | null = null;
-    const pre = await this.messages.before(row, app.bot_user_id, true, prepared);
-    // Files first (a row never names a missing file); only a message response stores them here.
-    const stored = type === CallbackType.ChannelMessageWithSource && prepared ? await this.messages.storeUploads(row.channel_id!, prepared) : [];
-    const won = await this.repo.transaction(async (tx) => {
-      if (!(await this.repo.respond(tx, row.id, { response_type: type, response_data: responseData, now }))) return false;
-      const msgType = row.type !== InteractionType.ApplicationCommand ? ResponseMessageType.Default : row.command_type === CommandType.User || row.command_type === CommandType.Message ? ResponseMessageType.ContextMenuCommand : ResponseMessageType.ChatInputCommand;
-      if (type === CallbackType.ChannelMessageWithSource || type === CallbackType.DeferredChannelMessageWithSource) {
-        const m = prepared ?? { content: '', embeds: [], components: [], flags: deferFlags, tts: false, poll: null };
-        const created = await this.messages.create(tx, row, m, { original: true, type: msgType, botUserId: app.bot_user_id, loading: type === CallbackType.DeferredChannelMessageWithSource, pre, stored });
-        await this.repo.setOriginal(tx, row.id, created.id);
-        originalId = created.id;
-        publish = created.publish;
-      } else if (type === CallbackType.DeferredUpdateMessage || type === CallbackType.UpdateMessage) {
-        await this.repo.setOriginal(tx, row.id, row.message_id!);
-        originalId = row.message_id;
-      }
-      return true;
-    }).catch(async (e: unknown) => {
-      await this.messages.dropUploads(row.channel_id!, stored);
-      throw e;
-    });
-    if (!won) {
-      await this.messages.dropUploads(row.channel_id!, stored);
-      const now2 = await this.repo.interaction(row.id);
-      throw now2?.state === 'responded' ? E.alreadyAcknowledged() : E.unknownInteraction();
-    }
-    row.original_message_id = originalId;
-    let message: APIMessage | undefined;
-    if (publish) message = await publish();
-    if (type === CallbackType.UpdateMessage) message = await this.messages.edit(row, row.message_id!, data, ['data'], uploads).catch(() => undefined);
-    if (type === CallbackType.AutocompleteResult) this.toUser(row, 'APPLICATION_COMMAND_AUTOCOMPLETE_RESPONSE', { id: row.id, nonce: row.nonce, choices });
-    if (type === CallbackType.Modal) this.toUser(row, 'INTERACTION_MODAL_CREATE', { id: row.id, nonce: row.nonce, channel_id: row.channel_id, application: { id: app.id, name: app.name }, ...(data as Obj) });
-    if (type === CallbackType.LaunchActivity) this.toUser(row, 'INTERACTION_LAUNCH_ACTIVITY', { id: row.id, nonce: row.nonce, application_id: app.id, channel_id: row.channel_id });
-    if (type === CallbackType.PremiumRequired) this.toUser(row, 'INTERACTION_PREMIUM_REQUIRED', { id: row.id, nonce: row.nonce, application_id: app.id, channel_id: row.channel_id });
-    this.toUser(row, 'INTERACTION_SUCCESS', { id: row.id, nonce: row.nonce });
-    if (!withResponse) return undefined;
-    return {
-      interaction: {
-        id: row.id,
-        type: row.type,
-        ...(message ? { response_message_id: message.id, response_message_loading: type === CallbackType.DeferredChannelMessageWithSource, response_message_ephemeral: ((message.flags ?? 0) & MessageFlag.Ephemeral) !== 0 } : {}),
-      },
-      resource: { type, ...(message ? { message } : {}), ...(type === CallbackType.LaunchActivity ? { activity_instance: { id: row.id } } : {}) },
-    };
-  }
-
-  // ---- the token's webhook routes (15 minutes) ----
-
-  private async live(applicationId: string, token: string): Promise<InteractionsTable> {
-    const row = await this.repo.byToken(token);
-    if (!row || row.application_id !== applicationId || Date.now() - Number(row.created_at) > this.tokenLifetimeMs) throw E.unknownWebhook();
-    return row;
-  }
-
-  private async originalId(row: InteractionsTable): Promise<string> {
-    if (!row.original_message_id) throw E.unknownMessage();
-    return row.original_message_id;
-  }
-
-  async getMessage(applicationId: string, token: string, messageId: string): Promise<APIMessage> {
-    const row = await this.live(applicationId, token);
-    const id = messageId === '@original' ? await this.originalId(row) : messageId;
-    if (messageId === '@original' && (row.response_type === CallbackType.UpdateMessage || row.response_type === CallbackType.DeferredUpdateMessage)) return (await this.messages.componentMessage(id)).wire;
-    return (await this.messages.read(row, id)).wire;
-  }
-
-  async editMessage(applicationId: string, token: string, messageId: string, body: unknown, uploads: Upload[] = []): Promise<APIMessage> {
-    const row = await this.live(applicationId, token);
-    const id = messageId === '@original' ? await this.originalId(row) : messageId;
-    if (messageId !== '@original') await this.messages.read(row, id);
-    return this.messages.edit(row, id, body, [], uploads);
-  }
-
-  async deleteMessage(applicationId: string, token: string, messageId: string): Promise<void> {
-    const row = await this.live(applicationId, token);
-    const id = messageId === '@original' ? await this.originalId(row) : messageId;
-    await this.messages.delete(row, id);
-  }
-
-  /** Create Followup Message: after the first response; at most 5 for a user-installed app (spec). */
-  async followup(applicationId: string, token: string, body: unknown, uploads: Upload[] = []): Promise<APIMessage> {
-    const row = await this.live(applicationId, token);
-    if (row.state !== 'responded') throw E.unknownWebhook();
-    const m = prepareMessage(body, { prefix: [], allowPoll: true, uploads });
-    const app = (await this.store.applications.get(applicationId))!;
-    const pre = await this.messages.before(row, app.bot_user_id, false, m);
-    const stored = await this.messages.storeUploads(row.channel_id!, m);
-    const created = await this.repo.transaction(async (tx) => {
-      if (!(await this.repo.addFollowup(tx, row.id, row.user_installed === 1 ? MAX_FOLLOWUPS_USER_INSTALLED : null))) throw E.tooManyFollowups();
-      return this.messages.create(tx, row, m, { original: false, type: ResponseMessageType.Default, botUserId: app.bot_user_id, pre, stored });
-    }).catch(async (e: unknown) => {
-      // Refused (the follow-up cap) or failed: the files written for it go too.
-      await this.messages.dropUploads(row.channel_id!, stored);
-      throw e;
-    });
-    return created.publish();
-  }
 }
 
 /**

@@ -9,13 +9,11 @@ import type { ChannelMessagesTable, ChannelMessageRepo } from '../storage/Channe
 import { channelMessageRepo } from '../storage/ChannelMessageRepo.ts';
 import type { GuildChannelsTable } from '../storage/guildSchema.ts';
 import type { Store } from '../storage/Store.ts';
-import { SNOWFLAKE_EPOCH_MS } from '@social-layer/protocol';
 import { MessageErrors as E } from './messageErrors.ts';
 import { checkComponents, skuUsable } from './components.ts';
 import { contentExempt, messageWire, userIdsOf, withoutContent } from './messageWire.ts';
 import { ATTACHMENT_IS_SPOILER, MAX_ATTACHMENT_BYTES, UrlSigner, attachmentPath, cleanFilename, type AttachmentStore, type StoredAttachment } from './attachments.ts';
 import { attachmentStoreFor } from './attachmentStoreFor.ts';
-import { join } from 'node:path';
 import { ApiError } from '../errors/ApiError.ts';
 import { checkEmbedTotal } from './embeds.ts';
 import { searchServiceFor } from './search/SearchService.ts';
@@ -27,60 +25,13 @@ import { checkPoll } from './polls.ts';
 import { pollCounts } from './pollVoteCounts.ts';
 import { FieldErrors } from '../applications/formErrors.ts';
 import { appReadsMessageContent } from './appReadsMessageContent.ts';
+import { MessageBulkDelete } from './messageBulkDelete.ts';
+import { MessagePins } from './messagePins.ts';
+import { MessageReactions } from './messageReactions.ts';
+import type { CreateMessageBody, EditMessageBody, MessageCaller, MessageHost, MessageServiceOptions, UploadedFile } from './messageTypes.ts';
 
-/** One uploaded file of a multipart Create Message (`files[n]`). */
-export interface UploadedFile {
-  index: number;
-  filename: string;
-  contentType: string;
-  data: Buffer;
-}
+export type { CreateMessageBody, EditMessageBody, MessageCaller, MessageServiceOptions, UploadedFile };
 
-export interface MessageServiceOptions {
-  /** The public origin, for attachment URLs. */
-  publicUrl?: () => string;
-  /** The data folder: attachments under `attachments/`, the URL signing key beside them. */
-  dataDir?: string;
-}
-
-/** Who calls: a user, or an application's bot user (whose app's flags decide MESSAGE_CONTENT). */
-export interface MessageCaller {
-  userId: string;
-  bot: boolean;
-  /** The token's application: a bot's own, or the application a Bearer token was granted to. */
-  applicationId: string;
-  /** A Bearer token's scopes (absent for bots). DMs and group DMs check the application instead (privateChannels.mayUse). */
-  scopes?: string[];
-  /** The request's X-Audit-Log-Reason, for the deletes and pins the audit log records. */
-  auditReason?: string | null;
-}
-
-export interface CreateMessageBody {
-  content?: string;
-  nonce?: string | number;
-  enforce_nonce?: boolean;
-  tts?: boolean;
-  embeds?: APIEmbed[];
-  components?: unknown[];
-  flags?: number;
-  allowed_mentions?: { parse?: string[]; users?: string[]; roles?: string[]; replied_user?: boolean };
-  message_reference?: { type?: number; message_id?: string; channel_id?: string; guild_id?: string; fail_if_not_exists?: boolean };
-  attachments?: { id: string | number; filename?: string; description?: string; is_spoiler?: boolean }[];
-  /** The public poll create request (polls.ts checks it). */
-  poll?: unknown;
-}
-
-export interface EditMessageBody {
-  content?: string | null;
-  embeds?: APIEmbed[] | null;
-  components?: unknown[] | null;
-  flags?: number | null;
-  allowed_mentions?: CreateMessageBody['allowed_mentions'] | null;
-  /** The attachments to keep (by ID), with `description`/`is_spoiler` changes; the rest are removed. */
-  attachments?: { id: string | number; filename?: string; description?: string; is_spoiler?: boolean }[] | null;
-}
-
-/** Guild text, voice and announcement channels; DMs (1) and group DMs (3) of full accounts (privateChannels.ts). */
 const TEXT_CHANNEL_TYPES = new Set([0, 1, 2, 3, 5]);
 const MessageType = { Default: 0, Reply: 19 } as const;
 const ANNOUNCEMENT_CHANNEL = 5;
@@ -97,8 +48,6 @@ function settableFlags(flags: number): boolean {
 
 /** "Within a few minutes" (spec, Create Message `enforce_nonce`). */
 export const NONCE_WINDOW_MS = 5 * 60_000;
-const BULK_DELETE_MAX_AGE_MS = 14 * 24 * 3600_000;
-const MAX_PINS = 250;
 
 /** Thrown inside the create transaction to roll it back when an earlier message holds the nonce. */
 class NonceTaken {
@@ -118,6 +67,9 @@ export class MessageService {
 
   readonly files: AttachmentStore | null;
   private readonly signer: UrlSigner | null;
+  private readonly bulk: MessageBulkDelete;
+  private readonly reactionsOf: MessageReactions;
+  private readonly pinsOf: MessagePins;
 
   constructor(private readonly store: Store, bus: EventBus, private readonly options: MessageServiceOptions = {}) {
     this.repo = channelMessageRepo(store.database.db, store.ids);
@@ -125,6 +77,20 @@ export class MessageService {
     this.events = this.privates.publisher(guildServicesFor(store, bus).events);
     this.files = options.dataDir ? attachmentStoreFor({ dataDir: options.dataDir }) : null;
     this.signer = options.dataDir ? new UrlSigner(options.dataDir) : null;
+    const host: MessageHost = {
+      store,
+      repo: this.repo,
+      events: this.events,
+      access: (caller, channelId, opts) => this.access(caller, channelId, opts),
+      message: (channelId, messageId) => this.message(channelId, messageId),
+      wire: (row, caller) => this.wire(row, caller),
+      wires: (rows, caller) => this.wires(rows, caller),
+      publishMessage: (t, channel, wire, view) => this.publishMessage(t, channel, wire, view),
+      dropAttachments: (rows) => this.dropAttachments(rows),
+    };
+    this.bulk = new MessageBulkDelete(host);
+    this.reactionsOf = new MessageReactions(host);
+    this.pinsOf = new MessagePins(host);
   }
 
   /** Checks a CDN request's signature (`ex`, `is`, `hm`) and returns the bytes, or undefined. */
@@ -538,32 +504,6 @@ export class MessageService {
   }
 
   /**
-   * 2 to 100 IDs (the schema checks the count); any older than 14 days refuses the whole request
-   * (age from the snowflake, as publicly), IDs of other channels or unknown ones are skipped.
-   */
-  async bulkDelete(caller: MessageCaller, channelId: string, ids: string[]): Promise<void> {
-    const { channel, perms } = await this.access(caller, channelId);
-    if (!has(perms, Permission.ManageMessages)) throw E.missingPermissions();
-    const cutoff = Date.now() - BULK_DELETE_MAX_AGE_MS;
-    for (const [i, id] of ids.entries()) {
-      if (!/^\d{1,20}$/.test(id)) throw E.invalidForm(['messages', String(i)], 'NUMBER_TYPE_COERCE', `Value "${id}" is not snowflake.`);
-      if (Number(BigInt(id) >> 22n) + SNOWFLAKE_EPOCH_MS < cutoff) throw E.tooOldToBulkDelete();
-    }
-    const rows = await this.repo.many(channel.id, [...new Set(ids)]);
-    if (rows.length === 0) return;
-    await this.repo.transaction(async (tx) => {
-      await this.repo.delete(tx, rows.map((r) => r.id));
-      await searchServiceFor(this.store).removed(tx, rows.map((r) => r.id));
-    });
-    await this.dropAttachments(rows);
-    if (channel.guild_id !== null) {
-      await auditLogFor(this.store).record({ guildId: channel.guild_id, userId: caller.userId, reason: caller.auditReason ?? null, actionType: AuditAction.MessageBulkDelete, targetId: channel.id, options: { count: String(rows.length) } });
-    }
-    await this.events.publish(channel.guild_id, 'MESSAGE_DELETE_BULK', { ids: rows.map((r) => r.id), channel_id: channel.id, guild_id: channel.guild_id }, { kind: 'channel', channel });
-    await channelMessageChanged(this.store, { kind: 'delete', channelId: channel.id, ids: rows.map((r) => r.id) });
-  }
-
-  /**
    * Crosspost Message: publishes a message of an announcement channel (type 5), its own author's
    * with SEND_MESSAGES, anyone's with MANAGE_MESSAGES. The message gets the CROSSPOSTED flag and a
    * MESSAGE_UPDATE. Channel following is not built here (no Follow Announcement Channel), so no
@@ -582,105 +522,46 @@ export class MessageService {
     return this.wire(updated, caller);
   }
 
-  /**
-   * A ban's `delete_message_seconds`: the banned users' messages in the guild from that window,
-   * deleted with one MESSAGE_DELETE_BULK per channel (the ban is the audited act, not these).
-   */
-  async deleteRecentByAuthors(guildId: string, authorIds: string[], seconds: number): Promise<void> {
-    if (seconds <= 0 || authorIds.length === 0) return;
-    const rows = await this.repo.byAuthorsSince(guildId, authorIds, Date.now() - seconds * 1000);
-    if (rows.length === 0) return;
-    await this.repo.transaction(async (tx) => {
-      await this.repo.delete(tx, rows.map((r) => r.id));
-      await searchServiceFor(this.store).removed(tx, rows.map((r) => r.id));
-    });
-    await this.dropAttachments(rows);
-    const byChannel = new Map<string, string[]>();
-    for (const r of rows) byChannel.set(r.channel_id, [...(byChannel.get(r.channel_id) ?? []), r.id]);
-    for (const [channelId, ids] of byChannel) {
-      const channel = await this.store.guilds.channel(channelId);
-      if (!channel) continue;
-      await this.events.publish(guildId, 'MESSAGE_DELETE_BULK', { ids, channel_id: channelId, guild_id: guildId }, { kind: 'channel', channel });
-      await channelMessageChanged(this.store, { kind: 'delete', channelId, ids });
-    }
-  }
-
   private async dropAttachments(rows: ChannelMessagesTable[]): Promise<void> {
     for (const r of rows) for (const a of JSON.parse(r.attachments) as StoredAttachment[]) await this.files?.delete(`${r.channel_id}/${a.id}`);
   }
 
-  // ---- reactions -----------------------------------------------------------------------------
+  // ---- bulk deletes (messageBulkDelete.ts), reactions (messageReactions.ts), pins (messagePins.ts) ----
 
-  /** `name:id` of a custom emoji of this guild, or Unicode emoji; 10014 otherwise. */
-  private async emoji(guildId: string, raw: string): Promise<{ key: string; id: string | null; name: string; animated: boolean }> {
-    const custom = /^(?:a:)?([A-Za-z0-9_~]{1,32}):(\d{1,20})$/.exec(raw);
-    if (custom) {
-      const e = await this.repo.guildEmoji(guildId, custom[2]!);
-      if (!e) throw E.unknownEmoji();
-      return { key: `${e.name}:${e.id}`, id: e.id, name: e.name, animated: e.animated === 1 };
-    }
-    if (raw.length === 0 || raw.length > 32 || !/^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|[#*0-9]\uFE0F?\u20E3|\p{Emoji_Modifier}|\uFE0F|\u200D)+$/u.test(raw)) throw E.unknownEmoji();
-    return { key: raw, id: null, name: raw, animated: false };
+  bulkDelete(caller: MessageCaller, channelId: string, ids: string[]): Promise<void> {
+    return this.bulk.bulkDelete(caller, channelId, ids);
   }
 
-  async addReaction(caller: MessageCaller, channelId: string, messageId: string, rawEmoji: string): Promise<void> {
-    const { view, channel, perms } = await this.access(caller, channelId);
-    if (!has(perms, Permission.ReadMessageHistory)) throw E.missingPermissions();
-    const row = await this.message(channelId, messageId);
-    const emoji = await this.emoji(channel.guild_id, rawEmoji);
-    // Adding to an existing reaction needs only history; a new emoji on the message needs ADD_REACTIONS.
-    if (!has(perms, Permission.AddReactions) && !(await this.repo.hasEmoji(row.id, emoji.key))) throw E.missingPermissions();
-    const added = await this.repo.addReaction(this.store.database.db, { message_id: row.id, emoji_key: emoji.key, user_id: caller.userId, type: 0, emoji_id: emoji.id, emoji_name: emoji.name, animated: emoji.animated ? 1 : 0 });
-    if (!added) return;
-    await this.events.publish(channel.guild_id, 'MESSAGE_REACTION_ADD', {
-      user_id: caller.userId,
-      channel_id: channel.id,
-      message_id: row.id,
-      guild_id: channel.guild_id,
-      member: memberWire(view.member),
-      emoji: emojiWire(emoji),
-      message_author_id: row.author_id,
-      burst: false,
-      burst_colors: [],
-      type: 0,
-    }, { kind: 'channel', channel });
+  deleteRecentByAuthors(guildId: string, authorIds: string[], seconds: number): Promise<void> {
+    return this.bulk.deleteRecentByAuthors(guildId, authorIds, seconds);
   }
 
-  /** Removes `userId`'s reaction ('@me' for the caller's own; anyone else's needs MANAGE_MESSAGES). */
-  async removeReaction(caller: MessageCaller, channelId: string, messageId: string, rawEmoji: string, userId: string): Promise<void> {
-    const { channel, perms } = await this.access(caller, channelId);
-    const target = userId === '@me' ? caller.userId : userId;
-    if (target !== caller.userId && !has(perms, Permission.ManageMessages)) throw E.missingPermissions();
-    const row = await this.message(channelId, messageId);
-    const emoji = await this.emoji(channel.guild_id, rawEmoji);
-    const removed = await this.repo.removeReactions(this.store.database.db, row.id, { emojiKey: emoji.key, userId: target, type: 0 });
-    if (removed.length === 0) return;
-    await this.events.publish(channel.guild_id, 'MESSAGE_REACTION_REMOVE', {
-      user_id: target, channel_id: channel.id, message_id: row.id, guild_id: channel.guild_id, emoji: emojiWire(emoji), burst: false, type: 0,
-    }, { kind: 'channel', channel });
+  addReaction(caller: MessageCaller, channelId: string, messageId: string, rawEmoji: string): Promise<void> {
+    return this.reactionsOf.addReaction(caller, channelId, messageId, rawEmoji);
   }
 
-  /** Every reaction, or every reaction with one emoji: MANAGE_MESSAGES. */
-  async removeAllReactions(caller: MessageCaller, channelId: string, messageId: string, rawEmoji?: string): Promise<void> {
-    const { channel, perms } = await this.access(caller, channelId);
-    if (!has(perms, Permission.ManageMessages)) throw E.missingPermissions();
-    const row = await this.message(channelId, messageId);
-    const emoji = rawEmoji === undefined ? undefined : await this.emoji(channel.guild_id, rawEmoji);
-    const removed = await this.repo.removeReactions(this.store.database.db, row.id, emoji ? { emojiKey: emoji.key } : {});
-    if (removed.length === 0) return;
-    const base = { channel_id: channel.id, message_id: row.id, guild_id: channel.guild_id };
-    if (emoji) await this.events.publish(channel.guild_id, 'MESSAGE_REACTION_REMOVE_EMOJI', { ...base, emoji: emojiWire(emoji) }, { kind: 'channel', channel });
-    else await this.events.publish(channel.guild_id, 'MESSAGE_REACTION_REMOVE_ALL', base, { kind: 'channel', channel });
+  removeReaction(caller: MessageCaller, channelId: string, messageId: string, rawEmoji: string, userId: string): Promise<void> {
+    return this.reactionsOf.removeReaction(caller, channelId, messageId, rawEmoji, userId);
   }
 
-  async reactions(caller: MessageCaller, channelId: string, messageId: string, rawEmoji: string, q: { after?: string; limit?: number; type?: number }): Promise<unknown[]> {
-    const { channel, perms } = await this.access(caller, channelId);
-    if (!has(perms, Permission.ReadMessageHistory)) throw E.missingPermissions();
-    const row = await this.message(channelId, messageId);
-    const emoji = await this.emoji(channel.guild_id, rawEmoji);
-    const ids = await this.repo.reactors(row.id, emoji.key, { type: q.type ?? 0, ...(q.after ? { after: q.after } : {}), limit: q.limit ?? 25 });
-    const users = await this.store.users.getMany(ids);
-    return ids.map((id) => users.get(id)).filter((u) => u !== undefined).map((u) => messageWire({ ...blankRow, author_id: u.id }, { users }).author);
+  removeAllReactions(caller: MessageCaller, channelId: string, messageId: string, rawEmoji?: string): Promise<void> {
+    return this.reactionsOf.removeAllReactions(caller, channelId, messageId, rawEmoji);
+  }
+
+  reactions(caller: MessageCaller, channelId: string, messageId: string, rawEmoji: string, q: { after?: string; limit?: number; type?: number }): Promise<unknown[]> {
+    return this.reactionsOf.reactions(caller, channelId, messageId, rawEmoji, q);
+  }
+
+  pins(caller: MessageCaller, channelId: string, q: { before?: string; limit?: number }): Promise<{ items: { pinned_at: string; message: APIMessage }[]; has_more: boolean }> {
+    return this.pinsOf.pins(caller, channelId, q);
+  }
+
+  pinsLegacy(caller: MessageCaller, channelId: string): Promise<APIMessage[]> {
+    return this.pinsOf.pinsLegacy(caller, channelId);
+  }
+
+  setPinned(caller: MessageCaller, channelId: string, messageId: string, pinned: boolean): Promise<void> {
+    return this.pinsOf.setPinned(caller, channelId, messageId, pinned);
   }
 
   // ---- typing --------------------------------------------------------------------------------
@@ -694,63 +575,8 @@ export class MessageService {
     }, { kind: 'channel', channel });
   }
 
-  // ---- pins ----------------------------------------------------------------------------------
-
-  /** Get Channel Pins (new route): `{items: [{pinned_at, message}], has_more}`, newest pin first. */
-  async pins(caller: MessageCaller, channelId: string, q: { before?: string; limit?: number }): Promise<{ items: { pinned_at: string; message: APIMessage }[]; has_more: boolean }> {
-    const { perms } = await this.access(caller, channelId);
-    if (!has(perms, Permission.ReadMessageHistory)) return { items: [], has_more: false };
-    const limit = q.limit ?? 50;
-    let before: number | undefined;
-    if (q.before !== undefined) {
-      before = Date.parse(q.before);
-      if (Number.isNaN(before)) throw E.invalidForm(['before'], 'DATE_TIME_TYPE_PARSE', `Could not parse ${q.before}. Should be ISO8601.`);
-    }
-    const rows = await this.repo.pins(channelId, { ...(before !== undefined ? { before } : {}), limit: limit + 1 });
-    const page = rows.slice(0, limit);
-    const wires = await this.wires(page, caller);
-    return { items: page.map((r, i) => ({ pinned_at: new Date(Number(r.pinned_at)).toISOString(), message: wires[i]! })), has_more: rows.length > limit };
-  }
-
-  /** The deprecated Get Pinned Messages: an array of every pinned message, newest pin first. */
-  async pinsLegacy(caller: MessageCaller, channelId: string): Promise<APIMessage[]> {
-    const { perms } = await this.access(caller, channelId);
-    if (!has(perms, Permission.ReadMessageHistory)) return [];
-    const rows = await this.repo.pins(channelId, { limit: MAX_PINS });
-    return rows.length === 0 ? [] : this.wires(rows, caller);
-  }
-
-  /** Pin or unpin: PIN_MESSAGES (MANAGE_MESSAGES alone no longer suffices). Idempotent. */
-  async setPinned(caller: MessageCaller, channelId: string, messageId: string, pinned: boolean): Promise<void> {
-    const { view, channel, perms } = await this.access(caller, channelId);
-    if (!mayDo(perms, 'pinMessage')) throw E.missingPermissions();
-    const row = await this.message(channelId, messageId);
-    if ((row.pinned_at !== null) === pinned) return;
-    if (pinned && (await this.repo.pinCount(channel.id)) >= MAX_PINS) throw E.maxPins();
-    await this.repo.update(this.store.database.db, row.id, { pinned_at: pinned ? Date.now() : null });
-    if (channel.guild_id !== null) {
-      await auditLogFor(this.store).record({ guildId: channel.guild_id, userId: caller.userId, reason: caller.auditReason ?? null, actionType: pinned ? AuditAction.MessagePin : AuditAction.MessageUnpin, targetId: row.author_id, options: { channel_id: channel.id, message_id: row.id } });
-    }
-    const latest = (await this.repo.pins(channel.id, { limit: 1 }))[0];
-    await this.events.publish(channel.guild_id, 'CHANNEL_PINS_UPDATE', {
-      guild_id: channel.guild_id, channel_id: channel.id, last_pin_timestamp: latest ? new Date(Number(latest.pinned_at)).toISOString() : null,
-    }, { kind: 'channel', channel });
-    const wire = await this.wire((await this.repo.get(row.id))!, { ...caller, bot: false });
-    await this.publishMessage('MESSAGE_UPDATE', channel, wire, view.userId === row.author_id ? view : undefined);
-  }
 }
 
-const blankRow: ChannelMessagesTable = {
-  id: '0', channel_id: '0', guild_id: null, author_id: '0', application_id: null, type: 0, content: '', flags: 0, tts: 0, nonce: null, mention_everyone: 0,
-  mentions: '[]', mention_roles: '[]', embeds: '[]', components: '[]', attachments: '[]', message_reference: null, message_snapshots: null, interaction_metadata: null,
-  pinned_at: null, edited_at: null, created_at: 0,
-};
-
-function emojiWire(e: { id: string | null; name: string; animated: boolean }): { id: string | null; name: string; animated?: boolean } {
-  return { id: e.id, name: e.name, ...(e.id ? { animated: e.animated } : {}) };
-}
-
-/** The `member` of a message event carries no `user` (the author is beside it). */
 function stripUser<T extends { user?: unknown }>(m: T): Omit<T, 'user'> {
   const { user: _u, ...rest } = m;
   return rest;

@@ -3,49 +3,14 @@ import { ApiErrorCode, DispatchEvent, type VoiceState, type VoiceStateUpdateComm
 import { hashSecret } from '../auth/secrets.ts';
 import { type EventBus, userTopic } from '../events/EventBus.ts';
 import { GuildEvents, guildUserTopic } from '../guilds/GuildEvents.ts';
-import type { GuildMemberWire } from '../guilds/guildWire.ts';
 import type { Logger } from '../log/Logger.ts';
-import type { GuildChannelsTable } from '../storage/guildSchema.ts';
 import type { Store } from '../storage/Store.ts';
 import { checkGuildVoice, guildOfVoiceChannel } from './guildVoice.ts';
-import type { StoredVoiceState, VoiceCluster } from './VoiceCluster.ts';
+import type { VoiceCluster } from './VoiceCluster.ts';
+import { homeKey, VoiceClusterSync } from './VoiceClusterSync.ts';
+import type { CallEntry, CallVoiceState, PendingToken, VoiceGrant } from './voiceCalls.ts';
 
-/**
- * What the voice gateway learns from a voice token: who may join which call. `lobbyId` is the
- * call's key: the lobby's ID, or for a guild voice channel the channel's ID (with `guildId` set,
- * which is the `server_id` that Discord clients such as @discordjs/voice identify with).
- */
-export interface VoiceGrant {
-  userId: string;
-  applicationId: string;
-  lobbyId: string;
-  guildId: string | null;
-  sessionId: string;
-}
-
-/**
- * A voice state. Lobby calls use the protocol's shape; a guild voice channel's state has the
- * public guild fields too. `lobby_id` is the call key on both (our extension: for a guild call
- * it is the channel's ID), so our client SDK joins a guild voice channel as it joins a lobby call.
- */
-export type CallVoiceState = VoiceState & {
-  guild_id?: string;
-  member?: GuildMemberWire;
-  self_stream?: boolean;
-  request_to_speak_timestamp?: null;
-};
-
-interface CallEntry {
-  applicationId: string;
-  /** Set for a guild voice channel's call. */
-  guildId: string | null;
-  channel: GuildChannelsTable | null;
-  states: Map<string, CallVoiceState>;
-}
-
-interface PendingToken extends VoiceGrant {
-  expiresAt: number;
-}
+export type { CallVoiceState, VoiceGrant };
 
 const TOKEN_TTL_MS = 60_000;
 
@@ -55,15 +20,6 @@ const TOKEN_TTL_MS = 60_000;
  * the member's roles changed. Losing VIEW_CHANNEL or CONNECT ends the seat; SPEAK sets `suppress`.
  */
 const RECHECK_EVENTS = new Set(['GUILD_DELETE', 'GUILD_MEMBER_REMOVE', 'GUILD_BAN_ADD', 'GUILD_MEMBER_UPDATE', 'GUILD_ROLE_UPDATE', 'GUILD_ROLE_DELETE', 'CHANNEL_UPDATE', 'CHANNEL_DELETE']);
-
-/** A voice state change between nodes (cluster mode): `set` carries the stored state, `del` names who left. */
-interface SyncMessage {
-  op: 'set' | 'del';
-  node: string;
-  k: string;
-  u: string;
-  st?: StoredVoiceState;
-}
 
 /**
  * Who is in which lobby call (contracts-voice.md 1). The main Gateway's op 4 joins and leaves;
@@ -86,15 +42,8 @@ export class VoiceStateService {
   private readonly flagListeners = new Set<(lobbyId: string, userId: string, state: VoiceState) => void>();
   /** Whether the voice gateway still holds the user's seat in a call (set by the gateway). */
   hasVoiceSession: (lobbyId: string, userId: string) => boolean = () => false;
-  /** Cluster mode only: the shared Redis side. */
-  private cluster: VoiceCluster | null = null;
-  /** Cluster mode: `callKey\nuserId` -> node id holding that state's Gateway session. */
-  private readonly homes = new Map<string, string>();
-  private clusterTimer: NodeJS.Timeout | null = null;
-  private clusterTick: Promise<void> | null = null;
-  /** Cluster mode: when each node was first seen dead (its states lapse stateGraceMs later). */
-  private readonly deadSince = new Map<string, number>();
-  private readonly clusterUnsubscribes: (() => void)[] = [];
+  /** Cluster mode (VoiceClusterSync.ts): Redis and the bus between nodes; alone, it answers for this node. */
+  private readonly sync: VoiceClusterSync;
 
   constructor(
     private readonly store: Store,
@@ -102,6 +51,22 @@ export class VoiceStateService {
     private readonly log: Logger,
   ) {
     this.guildEvents = new GuildEvents(store, bus);
+    this.sync = new VoiceClusterSync(
+      {
+        calls: this.calls,
+        flagListeners: this.flagListeners,
+        leaveListeners: this.leaveListeners,
+        sessionDispatch: (sessionId, t, json) => this.sessionDispatch(sessionId, t, json),
+        voiceEndpoint: () => this.voiceEndpoint(),
+        hasVoiceSession: (lobbyId, userId) => this.hasVoiceSession(lobbyId, userId),
+        watchGuildSeat: (guildId, userId) => this.watchGuildSeat(guildId, userId),
+        unwatchGuildSeat: (guildId, userId) => this.unwatchGuildSeat(guildId, userId),
+        issueToken: (session, lobbyId, guildId) => this.issueToken(session, lobbyId, guildId),
+        leave: (lobbyId, userId) => this.leave(lobbyId, userId),
+      },
+      bus,
+      log,
+    );
   }
 
   /** Someone took a seat in a guild voice channel's call (voice channel start time, issue 11). */
@@ -179,7 +144,7 @@ export class VoiceStateService {
     state.mute = flags.mute;
     state.deaf = flags.deaf;
     for (const l of this.flagListeners) l(channelId, userId, state);
-    await this.persist(channelId, userId);
+    await this.sync.persist(channelId, userId);
     await this.announce(channelId, call, state);
   }
 
@@ -215,13 +180,13 @@ export class VoiceStateService {
     if (!channel) return false;
     const session = { id: old.session_id, userId, applicationId: fromCall.applicationId };
     // Out of the old call without a `channel_id: null` announcement: the move's own state says where they went.
-    const home = this.homes.get(homeKey(fromId, userId));
+    const home = this.sync.homes.get(homeKey(fromId, userId));
     fromCall.states.delete(userId);
     if (fromCall.states.size === 0) this.calls.delete(fromId);
     for (const l of this.leaveListeners) l(fromId, userId);
-    await this.persist(fromId, userId);
+    await this.sync.persist(fromId, userId);
     // The new call's owner first (endpointFor): see claimFirst.
-    const endpoint = await this.endpointFor(toChannelId, old.session_id);
+    const endpoint = await this.sync.endpointFor(toChannelId, old.session_id);
     let call = this.calls.get(toChannelId);
     if (!call) this.calls.set(toChannelId, (call = { applicationId: fromCall.applicationId, guildId, channel, states: new Map() }));
     call.channel = channel;
@@ -233,13 +198,13 @@ export class VoiceStateService {
       suppress: !(check.ok && check.canSpeak),
     };
     call.states.set(userId, state);
-    await this.persist(toChannelId, userId, home);
+    await this.sync.persist(toChannelId, userId, home);
     for (const l of this.guildJoinListeners) l(toChannelId, guildId, userId, call.states.size);
     // Those who could see the old channel learn where the member went, as do those of the new one.
     if (fromCall.channel) await this.guildEvents.publish(guildId, DispatchEvent.VoiceStateUpdate, state, { kind: 'channel', channel: fromCall.channel }, { subjectUserId: userId });
     await this.guildEvents.publish(guildId, DispatchEvent.VoiceStateUpdate, state, { kind: 'channel', channel }, { subjectUserId: userId });
     const token = await this.issueToken(session, toChannelId, guildId);
-    this.toSession(home ?? this.cluster?.nodeId, session.id, DispatchEvent.VoiceServerUpdate, JSON.stringify({ token, guild_id: guildId, lobby_id: toChannelId, endpoint }));
+    this.sync.toSession(home ?? this.sync.cluster?.nodeId, session.id, DispatchEvent.VoiceServerUpdate, JSON.stringify({ token, guild_id: guildId, lobby_id: toChannelId, endpoint }));
     // A move into a channel the member cannot view or join would not survive its recheck: out.
     if (!check.ok) await this.leave(toChannelId, userId);
     return true;
@@ -285,18 +250,18 @@ export class VoiceStateService {
       current.self_mute = cmd.self_mute;
       current.self_deaf = cmd.self_deaf;
       for (const l of this.flagListeners) l(lobbyId, session.userId, current);
-      await this.persist(lobbyId, session.userId);
+      await this.sync.persist(lobbyId, session.userId);
       await this.announce(lobbyId, call, current);
-      if (await this.seated(lobbyId, session.userId)) return undefined;
-      return { token: await this.issueToken(session, lobbyId, null), lobbyId, guildId: null, endpoint: await this.endpointFor(lobbyId, session.id) };
+      if (await this.sync.seated(lobbyId, session.userId)) return undefined;
+      return { token: await this.issueToken(session, lobbyId, null), lobbyId, guildId: null, endpoint: await this.sync.endpointFor(lobbyId, session.id) };
     }
     if (!call) this.calls.set(lobbyId, (call = { applicationId: session.applicationId, guildId: null, channel: null, states: new Map() }));
     const state = baseState(lobbyId, session, cmd);
     call.states.set(session.userId, state);
-    await this.persist(lobbyId, session.userId, this.cluster?.nodeId);
+    await this.sync.persist(lobbyId, session.userId, this.sync.cluster?.nodeId);
     await this.announce(lobbyId, call, state);
 
-    return { token: await this.issueToken(session, lobbyId, null), lobbyId, guildId: null, endpoint: claimed ?? (await this.endpointFor(lobbyId, session.id)) };
+    return { token: await this.issueToken(session, lobbyId, null), lobbyId, guildId: null, endpoint: claimed ?? (await this.sync.endpointFor(lobbyId, session.id)) };
   }
 
   /**
@@ -324,10 +289,10 @@ export class VoiceStateService {
       current.self_deaf = cmd.self_deaf;
       current.suppress = !check.canSpeak;
       for (const l of this.flagListeners) l(channelId, session.userId, current);
-      await this.persist(channelId, session.userId);
+      await this.sync.persist(channelId, session.userId);
       await this.announce(channelId, call, current);
-      if (await this.seated(channelId, session.userId)) return undefined;
-      return { token: await this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId, endpoint: await this.endpointFor(channelId, session.id) };
+      if (await this.sync.seated(channelId, session.userId)) return undefined;
+      return { token: await this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId, endpoint: await this.sync.endpointFor(channelId, session.id) };
     }
     // A full channel (`user_limit`, 0 = no limit) takes no one else, unless they hold MOVE_MEMBERS
     // there (the public rule). Our choice of refusal: 50013, a permission the joiner lacks.
@@ -351,11 +316,11 @@ export class VoiceStateService {
       request_to_speak_timestamp: null,
     };
     call.states.set(session.userId, state);
-    await this.persist(channelId, session.userId, this.cluster?.nodeId);
+    await this.sync.persist(channelId, session.userId, this.sync.cluster?.nodeId);
     for (const l of this.guildJoinListeners) l(channelId, guildId, session.userId, call.states.size);
     this.watchGuildSeat(guildId, session.userId);
     await this.announce(channelId, call, state);
-    return { token: await this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId, endpoint: claimed ?? (await this.endpointFor(channelId, session.id)) };
+    return { token: await this.issueToken(session, channelId, guildId), lobbyId: channelId, guildId, endpoint: claimed ?? (await this.sync.endpointFor(channelId, session.id)) };
   }
 
   /**
@@ -370,7 +335,7 @@ export class VoiceStateService {
    */
   private async claimFirst(callKey: string, session: { id: string; userId: string }): Promise<string | undefined> {
     if (this.calls.get(callKey)?.states.get(session.userId)?.session_id === session.id) return undefined;
-    return this.endpointFor(callKey, session.id);
+    return this.sync.endpointFor(callKey, session.id);
   }
 
   private watchGuildSeat(guildId: string, userId: string): void {
@@ -412,7 +377,7 @@ export class VoiceStateService {
     if (state.suppress === !check.canSpeak) return;
     state.suppress = !check.canSpeak;
     for (const l of this.flagListeners) l(channelId, userId, state);
-    await this.persist(channelId, userId);
+    await this.sync.persist(channelId, userId);
     await this.announce(channelId, call, state);
   }
 
@@ -420,7 +385,7 @@ export class VoiceStateService {
     const token = randomBytes(32).toString('base64url');
     const grant: PendingToken = { userId: session.userId, applicationId: session.applicationId, lobbyId, guildId, sessionId: session.id, expiresAt: Date.now() + TOKEN_TTL_MS };
     // In cluster mode the owner's voice gateway redeems it, maybe on another node: Redis, by hash.
-    if (this.cluster) await this.cluster.putToken(hashSecret(token), grant, TOKEN_TTL_MS);
+    if (this.sync.cluster) await this.sync.cluster.putToken(hashSecret(token), grant, TOKEN_TTL_MS);
     else {
       this.tokens.set(hashSecret(token), grant);
       this.pruneTokens();
@@ -435,22 +400,22 @@ export class VoiceStateService {
    */
   async redeem(token: string, serverId: string, userId: string, sessionId: string): Promise<VoiceGrant | undefined> {
     const key = hashSecret(token);
-    const grant = this.cluster ? await this.cluster.peekToken<PendingToken>(key) : this.tokens.get(key);
+    const grant = this.sync.cluster ? await this.sync.cluster.peekToken<PendingToken>(key) : this.tokens.get(key);
     if (!grant || grant.expiresAt < Date.now()) return undefined;
     if ((grant.lobbyId !== serverId && grant.guildId !== serverId) || grant.userId !== userId || grant.sessionId !== sessionId) return undefined;
     // Still in the call by the main Gateway's account: a later op 4 leave voids the token.
     let state = this.state(grant.lobbyId, userId);
-    if (this.cluster && (!state || state.session_id !== sessionId)) {
+    if (this.sync.cluster && (!state || state.session_id !== sessionId)) {
       // The join's sync message may still be on its way from the joiner's node: Redis has it already.
-      const stored = await this.cluster.state(grant.lobbyId, userId);
-      if (stored && stored.s.session_id === sessionId) state = this.applySet(grant.lobbyId, stored);
+      const stored = await this.sync.cluster.state(grant.lobbyId, userId);
+      if (stored && stored.s.session_id === sessionId) state = this.sync.applySet(grant.lobbyId, stored);
     }
     if (!state || state.session_id !== sessionId) return undefined;
-    if (this.cluster) {
+    if (this.sync.cluster) {
       // One call, one node: a voice gateway that does not own the call (a stale endpoint) refuses,
       // rather than start a second copy of it; with no owner at all, this node takes it.
-      if ((await this.cluster.claim(grant.lobbyId)).nodeId !== this.cluster.nodeId) return undefined;
-      if (!(await this.cluster.takeToken(key))) return undefined;
+      if ((await this.sync.cluster.claim(grant.lobbyId)).nodeId !== this.sync.cluster.nodeId) return undefined;
+      if (!(await this.sync.cluster.takeToken(key))) return undefined;
     } else this.tokens.delete(key);
     return { userId: grant.userId, applicationId: grant.applicationId, lobbyId: grant.lobbyId, guildId: grant.guildId, sessionId };
   }
@@ -463,7 +428,7 @@ export class VoiceStateService {
     if (call.states.size === 0) this.calls.delete(lobbyId);
     for (const l of this.leaveListeners) l(lobbyId, userId);
     if (call.guildId !== null) this.unwatchGuildSeat(call.guildId, userId);
-    await this.persist(lobbyId, userId);
+    await this.sync.persist(lobbyId, userId);
     await this.announce(lobbyId, call, { ...state, channel_id: null });
   }
 
@@ -497,231 +462,31 @@ export class VoiceStateService {
     this.bus.publishMany(Array.from(recipients, (id) => userTopic(applicationId, id)), dispatch);
   }
 
-  // ---- cluster mode (issue 18) -----------------------------------------------------------------
+  // ---- cluster mode (VoiceClusterSync.ts) ----------------------------------------------------------
 
-  /**
-   * Shares voice through Redis: seeds this node's view from the stored states, follows the other
-   * nodes' changes on the bus, takes VOICE_SERVER_UPDATEs for its own sessions from the node that
-   * moved a call, and (from startClusterRounds on) every `intervalMs` refreshes its liveness and claims, lapses the states of
-   * dead nodes (the one node whose HDEL removed a state announces its leave) and claims the calls
-   * whose owner is gone, sending each member's session a fresh token for its own voice gateway.
-   */
-  async attachCluster(cluster: VoiceCluster): Promise<void> {
-    this.cluster = cluster;
-    this.clusterUnsubscribes.push(this.bus.subscribe(cluster.syncTopic, (d) => this.onSync(d.json)));
-    this.clusterUnsubscribes.push(
-      this.bus.subscribe(cluster.sessionTopic(cluster.nodeId), (d) => {
-        try {
-          const m = JSON.parse(d.json) as { session_id: string; json: string };
-          this.sessionDispatch(m.session_id, d.t, m.json);
-        } catch (err) {
-          this.log.warn({ err }, 'bad voice session dispatch');
-        }
-      }),
-    );
-    await Promise.all([this.bus.whenSubscribed(cluster.syncTopic), this.bus.whenSubscribed(cluster.sessionTopic(cluster.nodeId))]);
-    for (const [callKey, states] of await cluster.allStates()) for (const st of states) this.applySet(callKey, st);
+  /** Shares voice through Redis (VoiceClusterSync.attachCluster). */
+  attachCluster(cluster: VoiceCluster): Promise<void> {
+    return this.sync.attachCluster(cluster);
   }
 
-  /**
-   * Starts the cluster rounds, once the node listens: a round may claim a call, and a claim made
-   * before then named the voice endpoint with port 0 (its refresh then failed, and the call moved
-   * a second time).
-   */
+  /** Starts the cluster rounds, once the node listens (VoiceClusterSync.startClusterRounds). */
   startClusterRounds(): void {
-    const cluster = this.cluster;
-    if (!cluster || this.clusterTimer) return;
-    this.clusterTimer = setInterval(() => {
-      if (this.clusterTick) return;
-      this.clusterTick = this.clusterRound()
-        .catch((err) => this.log.warn({ err }, 'voice cluster round failed'))
-        .finally(() => (this.clusterTick = null));
-    }, cluster.intervalMs);
-    this.clusterTimer.unref();
+    this.sync.startClusterRounds();
   }
 
-  /**
-   * A Gateway session now lives on this node (resumed here after its node died): its voice
-   * states are refreshed by this node's liveness from now on, so they do not lapse. Where its
-   * voice seat is gone too (the call moved while the session was away, so the move's
-   * VOICE_SERVER_UPDATE had nowhere to go), the session gets a fresh one now.
-   */
-  async adoptSession(sessionId: string): Promise<void> {
-    const cluster = this.cluster;
-    if (!cluster) return;
-    for (const [callKey, call] of [...this.calls]) {
-      for (const s of [...call.states.values()]) {
-        if (s.session_id !== sessionId) continue;
-        // Only over a state still stored: one that lapsed meanwhile (its leave announced) stays gone.
-        if (!(await cluster.adoptState(callKey, { s, n: cluster.nodeId, a: call.applicationId, g: call.guildId }))) {
-          this.applyDel(callKey, s.user_id);
-          continue;
-        }
-        await this.persist(callKey, s.user_id, cluster.nodeId);
-        // Its node is this one now: the guild's changes to the seat are watched here (the watch died with the old node).
-        if (call.guildId !== null) this.watchGuildSeat(call.guildId, s.user_id);
-        if (await this.seated(callKey, s.user_id)) continue;
-        const token = await this.issueToken({ id: sessionId, userId: s.user_id, applicationId: call.applicationId }, callKey, call.guildId);
-        const endpoint = await this.endpointFor(callKey, sessionId);
-        this.sessionDispatch(sessionId, DispatchEvent.VoiceServerUpdate, JSON.stringify({ token, guild_id: call.guildId, lobby_id: callKey, endpoint }));
-      }
-    }
+  /** A Gateway session now lives on this node (VoiceClusterSync.adoptSession). */
+  adoptSession(sessionId: string): Promise<void> {
+    return this.sync.adoptSession(sessionId);
   }
 
   /** The owner's voice gateway took or dropped a user's seat (read by op 4 on any node). */
   seatChanged(callKey: string, userId: string, present: boolean): void {
-    // Only the owner's seats count: a node that lost its claim must not touch the new owner's record.
-    if (!this.cluster?.owns(callKey)) return;
-    this.cluster.setSeat(callKey, userId, present).catch((err) => this.log.warn({ err }, 'voice seat not recorded'));
+    this.sync.seatChanged(callKey, userId, present);
   }
 
   /** The node id and endpoint of the call's owner, for tests and diagnostics (cluster mode). */
-  async callOwner(callKey: string): Promise<{ nodeId: string; endpoint: string } | undefined> {
-    return this.cluster?.ownerOf(callKey);
-  }
-
-  private async seated(callKey: string, userId: string): Promise<boolean> {
-    if (this.hasVoiceSession(callKey, userId)) return true;
-    return this.cluster ? this.cluster.hasSeat(callKey, userId) : false;
-  }
-
-  /**
-   * VOICE_SERVER_UPDATE's endpoint: this node's voice gateway, or in cluster mode the call owner's
-   * (claimed if none). A claim of a call that already has members took it from an owner that
-   * died (or stalled past its TTL): they are moved here now, as the cluster round would have, for
-   * no round moves a call that has an owner again. `answered`: the session the caller sends this
-   * endpoint to itself, left out of the move.
-   */
-  private async endpointFor(callKey: string, answered?: string): Promise<string> {
-    if (!this.cluster) return this.voiceEndpoint();
-    const claim = await this.cluster.claim(callKey);
-    if (claim.claimed && (this.calls.get(callKey)?.states.size ?? 0) > 0) await this.moveCall(callKey, answered);
-    return claim.endpoint;
-  }
-
-  /** One dispatch to one Gateway session, on this node or (cluster mode) on the node holding it. */
-  private toSession(home: string | undefined, sessionId: string, t: string, json: string): void {
-    if (!this.cluster || home === undefined || home === this.cluster.nodeId) {
-      this.sessionDispatch(sessionId, t, json);
-      return;
-    }
-    this.bus.publish(this.cluster.sessionTopic(home), { t, json: JSON.stringify({ session_id: sessionId, json }) });
-  }
-
-  /** Writes a changed (or removed) state to Redis and tells the other nodes; `home` is the session's node for a new state. */
-  private async persist(callKey: string, userId: string, home?: string): Promise<void> {
-    const cluster = this.cluster;
-    if (!cluster) return;
-    const k = homeKey(callKey, userId);
-    const call = this.calls.get(callKey);
-    const state = call?.states.get(userId);
-    if (!call || !state) {
-      this.homes.delete(k);
-      await cluster.removeState(callKey, userId);
-      this.publishSync({ op: 'del', node: cluster.nodeId, k: callKey, u: userId });
-      if (!this.calls.has(callKey)) await cluster.release(callKey);
-      return;
-    }
-    const node = home ?? this.homes.get(k) ?? cluster.nodeId;
-    this.homes.set(k, node);
-    const st: StoredVoiceState = { s: state, n: node, a: call.applicationId, g: call.guildId };
-    await cluster.saveState(callKey, st);
-    this.publishSync({ op: 'set', node: cluster.nodeId, k: callKey, u: userId, st });
-  }
-
-  private publishSync(m: SyncMessage): void {
-    if (this.cluster) this.bus.publish(this.cluster.syncTopic, { t: m.op, json: JSON.stringify(m) });
-  }
-
-  private onSync(json: string): void {
-    let m: SyncMessage;
-    try {
-      m = JSON.parse(json) as SyncMessage;
-    } catch {
-      return;
-    }
-    if (!this.cluster || m.node === this.cluster.nodeId) return;
-    if (m.op === 'set' && m.st) this.applySet(m.k, m.st);
-    else if (m.op === 'del') this.applyDel(m.k, m.u);
-  }
-
-  /** Another node's state, into this node's view (the owner's relay follows flag changes). */
-  private applySet(callKey: string, st: StoredVoiceState): CallVoiceState {
-    let call = this.calls.get(callKey);
-    if (!call) this.calls.set(callKey, (call = { applicationId: st.a, guildId: st.g, channel: null, states: new Map() }));
-    const state = st.s as CallVoiceState;
-    const before = call.states.get(state.user_id);
-    call.states.set(state.user_id, state);
-    this.homes.set(homeKey(callKey, state.user_id), st.n);
-    if (before && before.session_id === state.session_id) for (const l of this.flagListeners) l(callKey, state.user_id, state);
-    // The node holding the member's session watches the guild for each seat (a kick, a ban, a lost
-    // permission). A move another node made reaches this one as the old seat's removal (which
-    // drops the watch) and then this state: watched again here, or a kicked member kept talking.
-    if (st.g !== null && st.n === this.cluster?.nodeId) this.watchGuildSeat(st.g, state.user_id);
-    return state;
-  }
-
-  /** Another node removed a state: out of this node's view, and out of the call's voice seat if held here. */
-  private applyDel(callKey: string, userId: string): void {
-    const call = this.calls.get(callKey);
-    if (!call?.states.delete(userId)) return;
-    this.homes.delete(homeKey(callKey, userId));
-    if (call.states.size === 0) {
-      this.calls.delete(callKey);
-      void this.cluster?.release(callKey).catch(() => {});
-    }
-    for (const l of this.leaveListeners) l(callKey, userId);
-    if (call.guildId !== null) this.unwatchGuildSeat(call.guildId, userId);
-  }
-
-  private async clusterRound(): Promise<void> {
-    const cluster = this.cluster;
-    if (!cluster) return;
-    const lost = await cluster.beat();
-    if (lost.length > 0) this.log.warn({ calls: lost }, 'voice call claims lost (this node stalled past their TTL)');
-    // States whose Gateway node stopped refreshing lapse; one node (HDEL's winner) announces each.
-    const dead = await cluster.deadNodes(this.homes.values());
-    const now = Date.now();
-    for (const node of [...this.deadSince.keys()]) if (!dead.has(node)) this.deadSince.delete(node);
-    for (const node of dead) if (!this.deadSince.has(node)) this.deadSince.set(node, now);
-    const lapsed = new Set([...dead].filter((node) => now - this.deadSince.get(node)! >= cluster.stateGraceMs));
-    if (lapsed.size > 0) {
-      for (const [k, node] of [...this.homes]) {
-        if (!lapsed.has(node)) continue;
-        const [callKey, userId] = k.split('\n') as [string, string];
-        if (await cluster.removeStateOf(callKey, userId, node)) {
-          await this.leave(callKey, userId);
-          continue;
-        }
-        // Lapsed by another node, or adopted by one (the session resumed there): as Redis has it now.
-        const now = await cluster.state(callKey, userId);
-        if (now && now.n !== node) this.applySet(callKey, now);
-        else this.applyDel(callKey, userId);
-      }
-    }
-    // Calls whose owner is gone: claim; the winner sends every member's session a fresh VOICE_SERVER_UPDATE.
-    for (const [callKey, call] of [...this.calls]) {
-      if (call.states.size === 0 || cluster.owns(callKey) || (await cluster.ownerOf(callKey))) continue;
-      const claim = await cluster.claim(callKey);
-      if (claim.claimed) await this.moveCall(callKey);
-    }
-  }
-
-  /** This node now owns a call whose owner died: each member (but `except`) connects to our voice gateway with a new token. */
-  private async moveCall(callKey: string, except?: string): Promise<void> {
-    const call = this.calls.get(callKey);
-    if (!call || !this.cluster) return;
-    this.log.info({ callKey, members: call.states.size }, 'voice call moved to this node');
-    for (const s of [...call.states.values()]) {
-      if (s.session_id === except) continue;
-      const token = await this.issueToken({ id: s.session_id, userId: s.user_id, applicationId: call.applicationId }, callKey, call.guildId);
-      const json = JSON.stringify({ token, guild_id: call.guildId, lobby_id: callKey, endpoint: this.cluster.endpoint() });
-      // The session's node as Redis has it now, not as our view last heard: a session adopted by
-      // another node just before our claim is reached there (after the claim, adoptSession itself
-      // finds the seat gone and sends one), so no member is left pointing at the dead owner.
-      const home = (await this.cluster.state(callKey, s.user_id))?.n ?? this.homes.get(homeKey(callKey, s.user_id));
-      this.toSession(home, s.session_id, DispatchEvent.VoiceServerUpdate, json);
-    }
+  callOwner(callKey: string): Promise<{ nodeId: string; endpoint: string } | undefined> {
+    return this.sync.callOwner(callKey);
   }
 
   private pruneTokens(): void {
@@ -731,20 +496,12 @@ export class VoiceStateService {
 
   async close(): Promise<void> {
     this.log.debug('voice states closed');
-    if (this.clusterTimer) clearInterval(this.clusterTimer);
-    this.clusterTimer = null;
-    for (const u of this.clusterUnsubscribes.splice(0)) u();
-    await this.clusterTick?.catch(() => {});
-    await this.cluster?.close();
+    await this.sync.close();
     this.calls.clear();
     this.tokens.clear();
     for (const unsubscribe of this.guildWatches.values()) unsubscribe();
     this.guildWatches.clear();
   }
-}
-
-function homeKey(callKey: string, userId: string): string {
-  return `${callKey}\n${userId}`;
 }
 
 function baseState(lobbyId: string, session: { id: string; userId: string }, cmd: VoiceStateUpdateCommand): VoiceState {
