@@ -1,7 +1,7 @@
 // The server's floors: the domain folders (server/src/<domain>/) lie below the HTTP layer
 // (server/src/http/), which maps their errors (errors/ApiError.ts) to responses. A domain file that
 // imports from http/ could no longer be read or tested without the HTTP layer beneath it.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -42,5 +42,29 @@ describe('server floors', () => {
     const routes = sourceFiles(join(http, 'routes'));
     const seen = routes.flatMap((file) => specifiers(file).filter((spec) => resolve(dirname(file), spec).startsWith(http + sep)));
     expect(seen.length).toBeGreaterThan(10);
+  });
+
+  it("each folder's README says what it may import, and the folder imports nothing else", () => {
+    const folders = readdirSync(src).filter((name) => statSync(join(src, name)).isDirectory());
+    const untrue: string[] = [];
+    for (const folder of folders) {
+      const readme = join(src, folder, 'README.md');
+      const line = existsSync(readme) ? /^May import: (.*)$/m.exec(readFileSync(readme, 'utf8'))?.[1] : undefined;
+      if (line === undefined) {
+        untrue.push(`${folder}/README.md has no "May import:" line`);
+        continue;
+      }
+      const imported = new Set<string>();
+      for (const file of sourceFiles(join(src, folder))) {
+        for (const spec of specifiers(file)) {
+          const target = relative(src, resolve(dirname(file), spec));
+          const [top, ...rest] = target.split(sep);
+          // A top-level file (startServer.ts, ServerContext.ts) by its name, a folder as `name/`.
+          if (top !== folder && !top!.startsWith('..')) imported.add(rest.length > 0 ? `${top}/` : top!);
+        }
+      }
+      for (const name of imported) if (!line.includes(`\`${name}\``)) untrue.push(`${folder}/ imports ${name}, which its README does not name`);
+    }
+    expect(untrue).toEqual([]);
   });
 });
