@@ -3,11 +3,11 @@
 // this walks the schema with the value instead and, at each oneOf or anyOf, follows the branch the
 // value means to be (the one whose `type` constant it carries), so one wrong field reads as one
 // problem.
-import type { Contract } from './contract.ts';
+import type { SchemaView } from './schemaView.ts';
 
 const COMPOSITE = ['properties', 'items', 'prefixItems', 'oneOf', 'anyOf', 'allOf', 'additionalProperties', 'not', '$ref', 'discriminator'];
 
-export function explain(contract: Contract, pointer: string, value: unknown, at = ''): string[] {
+export function explain(contract: SchemaView, pointer: string, value: unknown, at = ''): string[] {
   if (contract.validator(pointer)(value)) return [];
   let schema = contract.resolve(`#${pointer}`);
   for (let i = 0; schema?.$ref && i < 20; i++) {
@@ -41,7 +41,7 @@ export function explain(contract: Contract, pointer: string, value: unknown, at 
 }
 
 /** Whether `value` is meant as this branch: null for a null branch, else the branch's `type` constant. */
-function means(contract: Contract, branch: string, value: unknown): boolean {
+function means(contract: SchemaView, branch: string, value: unknown): boolean {
   let schema = contract.resolve(`#${branch}`);
   for (let i = 0; schema?.$ref && i < 20; i++) schema = contract.resolve(schema.$ref);
   if (!schema) return false;
@@ -60,8 +60,8 @@ function means(contract: Contract, branch: string, value: unknown): boolean {
   return types.some((ty) => (ty === 'integer' ? Number.isInteger(value) : ty === 'array' ? Array.isArray(value) : typeof value === ty));
 }
 
-const shallowCache = new WeakMap<Contract, Map<string, ReturnType<Contract['ajv']['compile']>>>();
-function shallow(contract: Contract, pointer: string, schema: any) {
+const shallowCache = new WeakMap<SchemaView, Map<string, ReturnType<SchemaView['ajv']['compile']>>>();
+function shallow(contract: SchemaView, pointer: string, schema: any) {
   let cache = shallowCache.get(contract);
   if (!cache) shallowCache.set(contract, (cache = new Map()));
   let v = cache.get(pointer);

@@ -2,7 +2,7 @@
 // sets no additionalProperties: false), but a field the public API never sends is one a strict
 // client may choke on, or a sign that we misnamed a documented one; so the suite lists them and
 // only the allowlist (allowlist.ts) lets one through.
-import type { Contract } from './contract.ts';
+import type { SchemaView } from './schemaView.ts';
 
 export interface UnknownField {
   /** The component schema that owns the object (`MessageResponse`), or the route's own inline schema. */
@@ -12,7 +12,7 @@ export interface UnknownField {
   at: string;
 }
 
-export function unknownFields(contract: Contract, pointer: string, body: unknown): UnknownField[] {
+export function unknownFields(contract: SchemaView, pointer: string, body: unknown): UnknownField[] {
   const found: UnknownField[] = [];
   walk(contract, pointer, body, '', ownerOf(pointer), found, 0);
   return found;
@@ -24,7 +24,7 @@ const ownerOf = (pointer: string) => {
 };
 
 /** Follows `$ref`s, returning the pointer of the schema that holds the content. */
-function deref(contract: Contract, pointer: string): { pointer: string; schema: any } {
+function deref(contract: SchemaView, pointer: string): { pointer: string; schema: any } {
   let schema = contract.resolve(`#${pointer}`);
   for (let i = 0; schema?.$ref && i < 20; i++) {
     pointer = schema.$ref.slice(1);
@@ -38,7 +38,7 @@ function deref(contract: Contract, pointer: string): { pointer: string; schema: 
  * anyOf branches the value matches) describes them: name → pointer of the property's schema,
  * whether other names are allowed, and which component owns the object.
  */
-function describeObject(contract: Contract, pointer: string, value: unknown, depth: number): { props: Map<string, string>; open: string | boolean; owner: string } | undefined {
+function describeObject(contract: SchemaView, pointer: string, value: unknown, depth: number): { props: Map<string, string>; open: string | boolean; owner: string } | undefined {
   const { pointer: at, schema } = deref(contract, pointer);
   if (!schema || typeof schema !== 'object' || depth > 40) return undefined;
   const props = new Map<string, string>();
@@ -76,7 +76,7 @@ function describeObject(contract: Contract, pointer: string, value: unknown, dep
   return { props, open, owner };
 }
 
-function walk(contract: Contract, pointer: string, value: unknown, at: string, owner: string, found: UnknownField[], depth: number): void {
+function walk(contract: SchemaView, pointer: string, value: unknown, at: string, owner: string, found: UnknownField[], depth: number): void {
   if (value === null || typeof value !== 'object' || depth > 60) return;
   const { pointer: p, schema } = deref(contract, pointer);
   if (!schema) return;
@@ -98,7 +98,7 @@ function walk(contract: Contract, pointer: string, value: unknown, at: string, o
 }
 
 /** The item schemas of an array schema (direct, or through allOf/oneOf/anyOf branches that match). */
-function arrayItems(contract: Contract, pointer: string, value: unknown[]): string[] {
+function arrayItems(contract: SchemaView, pointer: string, value: unknown[]): string[] {
   const { pointer: at, schema } = deref(contract, pointer);
   if (!schema) return [];
   if (schema.items) return [`${at}/items`];
