@@ -28,8 +28,10 @@ export class ApiError extends Error {
   /** Seconds to wait, for 429s: the body then has the public rate-limit shape. */
   retryAfter?: number;
 
-  body(): ApiErrorBody | { message: string; retry_after: number; global: boolean } {
-    if (this.status === 429) return { message: this.message, retry_after: this.retryAfter ?? 1, global: false };
+  body(): ApiErrorBody | { code: number; message: string; retry_after: number; global: boolean } {
+    // The public rate-limit body; `code` (0 for a budget, 20016 for slowmode) because the public OpenAPI
+    // document's RatelimitedResponse requires it (conformance.test).
+    if (this.status === 429) return { code: this.wireCode, message: this.message, retry_after: this.retryAfter ?? 1, global: false };
     return this.errors ? { code: this.wireCode, message: this.message, errors: this.errors } : { code: this.wireCode, message: this.message };
   }
 }

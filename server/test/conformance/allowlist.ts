@@ -23,6 +23,8 @@ export const ALLOWED_FIELDS: readonly AllowedField[] = [
   { field: 'PrivateGuildMemberResponse.bio', reason: MEMBER_BIO },
   { field: 'UserPIIResponse.is_provisional', reason: 'The Social SDK\'s provisional accounts: a game tells a provisional account from a full one by it (social-sdk-api.md)' },
   { field: 'UserPIIResponse.application_profiles', reason: 'The caller\'s game profiles for the token\'s application (the Social SDK\'s application profiles), on the current user only' },
+  { field: 'OAuth2GetOpenIDConnectUserInfoResponse.name', reason: 'OpenID Connect\'s standard `name` claim (OpenID Connect Core 5.1), which OIDC clients read; the document lists preferred_username and nickname only' },
+  { field: 'MessageInteractionResponse.member', reason: 'The public documentation\'s Message Interaction has `member` (the invoking member, in guilds); the document omits it' },
 ];
 
 /** Whether a problem is an allowed extra field. */

@@ -20,6 +20,12 @@ export interface Exchange {
 }
 
 export type RequestOptions = { token?: string; bot?: boolean; body?: unknown; raw?: string; form?: FormData; headers?: Record<string, string>; expect?: number;
+  /** The body is sent to be refused as the document refuses it (so the document must refuse it too). */
+  refusedBody?: boolean;
+  /** Take any status as an answer (still checked against the document): the caller judges it. */
+  anyStatus?: boolean;
+  /** Take a 429 as an answer (checked, not retried): for the suite's rate-limit checks. */
+  rateLimitOk?: boolean;
   /** Why the suite sends a body the document refuses (where the public documentation, which wins, allows more). */
   offDocument?: string;
 };
@@ -43,16 +49,17 @@ export class ConformanceClient {
   async req(method: string, path: string, opts: RequestOptions = {}): Promise<Exchange> {
     const bare = path.split('?')[0];
     const op = this.contract.operation(method, bare);
-    if (op && opts.body !== undefined && opts.raw === undefined && !opts.offDocument) this.checkRequestBody(op, opts.body);
+    if (op && opts.body !== undefined && opts.raw === undefined && !opts.offDocument) this.checkRequestBody(op, opts.body, opts.refusedBody === true);
     let res = await this.send(method, path, opts);
     if (op) this.checkResponse(op, res);
     // As a client library does: wait as long as the 429 says, then again (that 429 checked too).
-    for (let tries = 0; res.status === 429 && opts.expect !== 429 && tries < 5; tries++) {
+    for (let tries = 0; res.status === 429 && opts.expect !== 429 && !opts.rateLimitOk && tries < 5; tries++) {
       await new Promise((r) => setTimeout(r, Math.ceil(Number(res.body?.retry_after ?? 1) * 1000) + 20));
       res = await this.send(method, path, opts);
       if (op) this.checkResponse(op, res);
     }
-    const ok = opts.expect === undefined ? res.status >= 200 && res.status < 300 : res.status === opts.expect;
+    if (opts.anyStatus) return res;
+    const ok = opts.expect === undefined ? (res.status >= 200 && res.status < 300) || (opts.rateLimitOk === true && res.status === 429) : res.status === opts.expect;
     if (!ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)} (expected ${opts.expect ?? '2xx'})`);
     return res;
   }
@@ -78,12 +85,17 @@ export class ConformanceClient {
     return { status: res.status, body: text ? (json ? JSON.parse(text) : text) : undefined, headers: res.headers };
   }
 
-  /** A request body the suite sends must be one the document accepts, or the test proves nothing. */
-  private checkRequestBody(op: Operation, body: unknown): void {
+  /**
+   * A request body the suite sends must be one the document accepts, or the test proves nothing;
+   * one sent to be refused (`refusedBody`) must be one the document refuses too.
+   */
+  private checkRequestBody(op: Operation, body: unknown, meantToFail: boolean): void {
     const pointer = this.contract.requestBodyPointer(op);
     if (!pointer) return;
     const validate = this.contract.validator(pointer);
-    if (!validate(body)) throw new Error(`the suite sent ${op.method} ${op.template} a body the document refuses: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+    const accepted = validate(body);
+    if (meantToFail && accepted) throw new Error(`the suite sent ${op.method} ${op.template} a body to be refused that the document accepts`);
+    if (!meantToFail && !accepted) throw new Error(`the suite sent ${op.method} ${op.template} a body the document refuses: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
   }
 
   private checkResponse(op: Operation, res: Exchange): void {

@@ -17,6 +17,7 @@ export interface KnownGap {
 const ENTITLEMENT_ROUTES = ['POST /applications/{application_id}/entitlements', 'GET /applications/{application_id}/entitlements', 'GET /applications/{application_id}/entitlements/{entitlement_id}'];
 
 export const ERRATA: readonly KnownGap[] = [
+  { route: '*', what: '[400] /errors matches none of the oneOf branches', why: 'A 50035 body\'s field errors carry string codes (BASE_TYPE_REQUIRED, ...) in the public documentation; the document types every error code as an integer' },
   { route: 'POST /channels/{channel_id}/messages', what: '/message_reference/type matches none', why: 'A forward is message_reference type 1 (FORWARD) in the public documentation; the document lists only type 0' },
   { route: '*', what: '/poll/answers/*/poll_media/emoji must have required property \'id\'', why: 'A poll answer\'s Unicode emoji is written {name} in the public documentation; the document requires id' },
   ...ENTITLEMENT_ROUTES.map((route) => ({ route, what: '/type matches none of the oneOf branches', why: 'Entitlement types 1 to 8 (PURCHASE, TEST_MODE_PURCHASE, ...) are in the public documentation; the document lists only 8 and 10' })),
@@ -53,8 +54,6 @@ export const KNOWN_GAPS: readonly KnownGap[] = [
   { route: 'GET /oauth2/@me', what: 'must have required property', why: 'The authorization\'s application is a partial without icon, description, type, verify_key, flags; its user the protocol User' },
   { route: 'GET /oauth2/@me', what: '/scopes/* matches none', why: 'Our own scopes (sdk.social_layer, lobbies.write, dm_channels.messages.write, ...) are not in the document\'s scope list' },
   { route: 'GET /oauth2/@me', what: 'unknown field UserResponse.is_provisional', why: 'The protocol User' },
-  { route: 'GET /oauth2/userinfo', what: 'unknown field OAuth2GetOpenIDConnectUserInfoResponse.name', why: 'OpenID Connect\'s standard `name` claim; the document lists preferred_username and nickname only' },
-  { route: '*', what: 'unknown field MessageInteractionResponse.member', why: 'The deprecated message `interaction` carries the invoking member in guilds (public documentation: "member" on Message Interaction); the document omits it' },
 ];
 
 export interface Uncovered {
@@ -66,4 +65,13 @@ const MERGE = 'A successful unmerge needs a full account linked through the sign
 export const UNCOVERED: readonly Uncovered[] = [
   { route: 'POST /partner-sdk/provisional-accounts/unmerge', why: MERGE },
   { route: 'POST /partner-sdk/provisional-accounts/unmerge/bot', why: MERGE },
+];
+
+/**
+ * Request bodies the document accepts that our routes still refuse (the suite's "with its nulls"
+ * test). Also known, not tested: message content of 2001 to 4000 characters, which the document
+ * accepts (its limit is 4000, a paid tier's) and we refuse as the public documentation's 2000.
+ */
+export const REFUSED_BODIES: readonly Uncovered[] = [
+  { route: 'POST /channels/{channel_id}/messages', why: 'Create Message refuses null for tts, embeds, components, allowed_mentions and message_reference (the document allows null for every field); its body schema is to take null as "not given" as Edit Message\'s does' },
 ];

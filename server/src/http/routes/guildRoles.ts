@@ -10,22 +10,31 @@ const GuildParams = Type.Object({ guild_id: Type.String() });
 const RoleParams = Type.Object({ guild_id: Type.String(), role_id: Type.String() });
 const Color = Type.Integer({ minimum: 0, maximum: 0xffffff });
 const RoleBody = Type.Object({
-  name: Type.Optional(Name(1, 100)),
+  name: Type.Optional(Type.Union([Name(1, 100), Type.Null()])),
   // The public API takes the bitfield as a decimal string or, as its OpenAPI document types it,
   // an integer; null is the default set.
   permissions: Type.Optional(Type.Union([PermissionString, Type.Integer({ minimum: 0 }), Type.Null()])),
-  color: Type.Optional(Color),
+  color: Type.Optional(Type.Union([Color, Type.Null()])),
   colors: Type.Optional(Type.Object({ primary_color: Color, secondary_color: Type.Optional(Type.Union([Color, Type.Null()])), tertiary_color: Type.Optional(Type.Union([Color, Type.Null()])) })),
-  hoist: Type.Optional(Type.Boolean()),
-  mentionable: Type.Optional(Type.Boolean()),
+  hoist: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  mentionable: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
   unicode_emoji: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
   icon: Type.Optional(Type.Null()),
 });
 
-/** The body with `permissions` as the services take it: a decimal string, or absent. */
-function roleInput<B extends { permissions?: string | number | null }>(body: B): Omit<B, 'permissions'> & { permissions?: string } {
-  const { permissions, ...rest } = body;
-  return permissions === undefined || permissions === null ? rest : { ...rest, permissions: String(permissions) };
+/**
+ * The body as the services take it: `permissions` a decimal string, and a null in a field whose
+ * null the public API reads as "not given" (the OpenAPI document allows null for every field)
+ * left out; `unicode_emoji` and `icon` keep null, which removes them.
+ */
+const KEEPS_NULL = new Set(['unicode_emoji', 'icon']);
+function roleInput<B extends Record<string, unknown>>(body: B) {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (v === null && !KEEPS_NULL.has(k)) continue;
+    out[k] = k === 'permissions' ? String(v) : v;
+  }
+  return out as { [K in keyof B]?: K extends 'permissions' ? string : Exclude<B[K], K extends 'unicode_emoji' | 'icon' ? never : null> };
 }
 
 /** Roles: list, get one, member counts, create, modify, delete, reorder. */

@@ -23,7 +23,7 @@ export const ErrorBody = Type.Object(
 );
 
 /** 429 body (protocols.md 2.3). */
-export const RateLimitedBody = Type.Object({ message: Type.String(), retry_after: Type.Number(), global: Type.Boolean() }, { title: 'RateLimited' });
+export const RateLimitedBody = Type.Object({ code: Type.Integer(), message: Type.String(), retry_after: Type.Number(), global: Type.Boolean() }, { title: 'RateLimited' });
 
 /** RFC 6749 error body of the OAuth2 endpoints. */
 export const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.Optional(Type.String()), code: Type.Optional(Type.Integer()) }, { title: 'OAuthError' });
