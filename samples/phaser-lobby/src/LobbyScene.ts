@@ -5,6 +5,10 @@ import { clampToWorld, decodeAvatar, encodeAvatar, WORLD } from './avatarState.t
 
 /** How long the loop keeps drawing after the last change, so a change is surely on screen. */
 const SETTLE_MS = 120;
+/** Drawn smaller than this (canvas px per world unit, a phone), avatars and the hint grow to stay readable. */
+const READABLE_SCALE = 0.8;
+/** The most they grow. */
+const MAX_GROW = 2.2;
 
 /**
  * The play field. Every member of the lobby is an avatar placed where their member state says;
@@ -22,6 +26,8 @@ export class LobbyScene extends Phaser.Scene {
   readonly #unsubscribe: (() => void)[] = [];
   #hint: Phaser.GameObjects.Text | undefined;
   #awakeUntil = 0;
+  /** How much larger than their world size avatars and the hint are drawn (see #fitToScreen). */
+  #grow = 1;
   /** Resolves once `create` has run: the test hook waits on it. */
   readonly created: Promise<void>;
   #resolveCreated!: () => void;
@@ -44,7 +50,7 @@ export class LobbyScene extends Phaser.Scene {
     this.#avatars = session.trackMembers<Avatar>({
       create: (member) => {
         const { x, y } = decodeAvatar(member.state);
-        return new Avatar(this, member.id, x, y, member.self).setSpeaking(session.voice.isSpeaking(member.id));
+        return new Avatar(this, member.id, x, y, member.self).setSpeaking(session.voice.isSpeaking(member.id)).setScale(this.#grow);
       },
       update: (avatar, member) => {
         const state = decodeAvatar(member.state);
@@ -69,7 +75,10 @@ export class LobbyScene extends Phaser.Scene {
     this.#placeHint();
     this.input.on(Phaser.Input.Events.POINTER_DOWN, this.#onPointerDown);
     // The scale manager applies a resize inside the loop, so a resize of the page wakes it.
-    const onResize = () => this.requestFrames();
+    const onResize = () => {
+      this.#fitToScreen();
+      this.requestFrames();
+    };
     window.addEventListener('resize', onResize);
     this.scale.on(Phaser.Scale.Events.RESIZE, onResize);
     this.#unsubscribe.push(() => {
@@ -77,6 +86,7 @@ export class LobbyScene extends Phaser.Scene {
       this.scale.off(Phaser.Scale.Events.RESIZE, onResize);
     });
     this.events.once(Phaser.Scenes.Events.SHUTDOWN, this.#onShutdown);
+    this.#fitToScreen();
     this.requestFrames();
     this.#resolveCreated();
   }
@@ -143,7 +153,22 @@ export class LobbyScene extends Phaser.Scene {
     if (!avatar) return undefined;
     const rect = this.game.canvas.getBoundingClientRect();
     const scale = rect.width / WORLD.width;
-    return { x: rect.left + (avatar.x - 70) * scale, y: rect.top + (avatar.y - 32) * scale, width: 140 * scale, height: 84 * scale };
+    const size = scale * this.#grow;
+    return { x: rect.left + avatar.x * scale - 70 * size, y: rect.top + avatar.y * scale - 32 * size, width: 140 * size, height: 84 * size };
+  }
+
+  /**
+   * The field is scaled to fit the canvas (FIT), so on a phone a 14 px name is drawn 5 px high:
+   * below READABLE_SCALE avatars and the hint are drawn larger, up to MAX_GROW, to stay readable.
+   */
+  #fitToScreen(): void {
+    const drawn = this.game.canvas.getBoundingClientRect().width / WORLD.width;
+    const grow = drawn > 0 ? Phaser.Math.Clamp(READABLE_SCALE / drawn, 1, MAX_GROW) : 1;
+    if (grow === this.#grow) return;
+    this.#grow = grow;
+    for (const avatar of this.#avatars?.items.values() ?? []) avatar.setScale(grow);
+    this.#hint?.setScale(grow);
+    this.#placeHint();
   }
 
   /** Centers the hint at the top of the safe area, in world units (the canvas is scaled to fit). */
@@ -155,7 +180,7 @@ export class LobbyScene extends Phaser.Scene {
     const scale = canvas.width / WORLD.width;
     const toWorldX = (px: number) => (overlay.left + px - canvas.left) / scale;
     const top = (overlay.top + area.top - canvas.top) / scale;
-    const maxWidth = Math.max(120, area.width / scale - 16);
+    const maxWidth = Math.max(120, area.width / scale - 16) / this.#grow;
     this.#hint.setWordWrapWidth(maxWidth).setPosition(toWorldX(area.left + area.width / 2), Math.min(WORLD.height - 60, Math.max(20, top + 8)));
     this.requestFrames();
   }
