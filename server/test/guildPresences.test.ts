@@ -144,7 +144,11 @@ describe.each(databaseConfigs())('guild presences ($name)', ({ config }) => {
     await db.insertInto('users').values(ids.map((id) => ({ id, username: `u${id}`, global_name: null, avatar: null, is_provisional: 1, is_bot: 0, created_at: now }))).execute();
     await db.insertInto('guild_members').values(ids.map((id) => ({ guild_id: guildId, user_id: id, nick: null, avatar: null, banner: null, bio: null, flags: 0, communication_disabled_until: null, joined_at: now }))).execute();
     const c = await connect(bots.c.botToken, Intent.Guilds);
-    await c.gw.next((f) => f.t === 'GUILD_CREATE' && f.d.id === guildId);
+    const plain = (await c.gw.next((f) => f.t === 'GUILD_CREATE' && f.d.id === guildId)).d;
+    // Without GUILD_PRESENCES: its own member only, and `large` by the threshold all the same.
+    expect([plain.large, plain.members.map((m: any) => m.user.id), plain.presences]).toEqual([true, [bots.c.userId], []]);
+    const cAt250 = await connect(bots.c.botToken, Intent.Guilds, { large_threshold: 250 });
+    expect((await cAt250.gw.next((f) => f.t === 'GUILD_CREATE' && f.d.id === guildId)).d.large).toBe(false);
 
     const small = await connect(bots.b.botToken, Intent.Guilds | Intent.GuildPresences, { large_threshold: 250 });
     const full = (await small.gw.next((f) => f.t === 'GUILD_CREATE' && f.d.id === guildId)).d;

@@ -154,7 +154,8 @@ export class GuildGateway {
     let payload = await this.services.guilds
       .guildCreatePayload(guildId, session.userId, { members: withPresences, obfuscate: (st.capabilities & CAPABILITY_CHANNEL_OBFUSCATION) !== 0, voiceStates })
       .catch(() => null);
-    if (payload && withPresences && this.presences) payload = await addGuildCreatePresences(payload, this.presences, st.largeThreshold, session.userId);
+    // `large` is the member count over the session's `large_threshold`, with or without presences.
+    if (payload) payload = withPresences && this.presences ? await addGuildCreatePresences(payload, this.presences, st.largeThreshold, session.userId) : { ...payload, large: payload.member_count > st.largeThreshold };
     if (payload && !session.closed) session.dispatch({ t: 'GUILD_CREATE', json: JSON.stringify(payload) });
   }
 
