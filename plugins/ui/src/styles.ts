@@ -32,8 +32,10 @@ const CSS = `
   container: sl-overlay / size; font: var(--sl-font); color: var(--sl-fg);
 }
 /* Corners are grid cells, so two corners can never cover each other; panels stack inside one. */
+/* Clear of a phone's rounded corners and home indicator on pages that draw edge to edge (viewport-fit=cover). */
 .sl-layout {
-  position: absolute; inset: 0; box-sizing: border-box; padding: var(--sl-gap); display: grid; gap: var(--sl-gap);
+  position: absolute; inset: 0; box-sizing: border-box; display: grid; gap: var(--sl-gap);
+  padding: var(--sl-gap) max(var(--sl-gap), env(safe-area-inset-right)) max(var(--sl-gap), env(safe-area-inset-bottom)) max(var(--sl-gap), env(safe-area-inset-left));
   grid-template-columns: minmax(0, max-content) minmax(0, 1fr) minmax(0, max-content);
   grid-template-rows: minmax(0, 1fr) minmax(0, 1fr);
   grid-template-areas: "tl . tr" "bl . br";

@@ -32,6 +32,7 @@ export class Avatar {
   readonly #label: DynamicTexture;
   readonly #labelMaterial: StandardMaterial;
   readonly #speaking: Mesh;
+  readonly #labelMesh: Mesh;
   readonly #meshes: Mesh[] = [];
   #name = '';
   #color = '';
@@ -80,6 +81,7 @@ export class Avatar {
     label.billboardMode = Mesh.BILLBOARDMODE_ALL;
     label.material = this.#labelMaterial;
     label.renderingGroupId = 1; // drawn over other avatars' bodies, so names stay readable
+    this.#labelMesh = label;
 
     for (const mesh of [body, you, this.#speaking, label]) {
       mesh.parent = this.#root;
@@ -87,6 +89,13 @@ export class Avatar {
       this.#meshes.push(mesh);
     }
     this.#place();
+  }
+
+  /** Draws the name tag `scale` times its size (readable on a small canvas), its bottom edge kept above the head. */
+  setLabelScale(scale: number): this {
+    this.#labelMesh.scaling.setAll(scale);
+    this.#labelMesh.position.y = 2.4 + ((scale - 1) * LABEL_WIDTH * (LABEL.height / LABEL.width)) / 2;
+    return this;
   }
 
   /** Name, color and connected state; redraws only what changed. */

@@ -25,6 +25,9 @@ import { GROUND, groundToWorld, worldToGround } from './ground.ts';
 const VERTICAL_FOV = 0.8;
 /** Narrower than this (width / height) the field's width is what must fit (see #fitField). */
 const FIT_ASPECT = 1.6;
+/** Canvas width (CSS px) below which name tags grow, up to MAX_LABEL_GROW, so names stay readable on a phone. */
+const READABLE_WIDTH = 860;
+const MAX_LABEL_GROW = 2.2;
 /**
  * The play field: a Babylon.js scene with a ground plane where every member of the lobby is an
  * avatar placed where their member state says. Clicking the ground walks your avatar there and
@@ -69,7 +72,7 @@ export class LobbyWorld {
       create: (member) => {
         const { x, y } = decodeAvatar(member.state);
         const avatar = new Avatar(this.scene, member.id, x, y, member.self);
-        avatar.setSpeaking(session.voice.isSpeaking(member.id));
+        avatar.setSpeaking(session.voice.isSpeaking(member.id)).setLabelScale(this.#labelGrow);
         return avatar;
       },
       update: (avatar, member) => {
@@ -195,7 +198,15 @@ export class LobbyWorld {
     const narrow = aspect < FIT_ASPECT;
     this.camera.fovMode = narrow ? Camera.FOVMODE_HORIZONTAL_FIXED : Camera.FOVMODE_VERTICAL_FIXED;
     this.camera.fov = narrow ? 2 * Math.atan(Math.tan(VERTICAL_FOV / 2) * FIT_ASPECT) : VERTICAL_FOV;
+    const width = this.#canvas.clientWidth;
+    const grow = width > 0 ? Math.min(MAX_LABEL_GROW, Math.max(1, READABLE_WIDTH / width)) : 1;
+    if (grow === this.#labelGrow) return;
+    this.#labelGrow = grow;
+    for (const avatar of this.#avatars.items.values()) avatar.setLabelScale(grow);
   }
+
+  /** How much larger than their size name tags are drawn (see #fitField). */
+  #labelGrow = 1;
 
   readonly #onBeforeRender = (): void => {
     this.#fitField();
