@@ -25,6 +25,9 @@ export const ALLOWED_FIELDS: readonly AllowedField[] = [
   { field: 'UserPIIResponse.application_profiles', reason: 'The caller\'s game profiles for the token\'s application (the Social SDK\'s application profiles), on the current user only' },
   { field: 'OAuth2GetOpenIDConnectUserInfoResponse.name', reason: 'OpenID Connect\'s standard `name` claim (OpenID Connect Core 5.1), which OIDC clients read; the document lists preferred_username and nickname only' },
   { field: 'MessageInteractionResponse.member', reason: 'The public documentation\'s Message Interaction has `member` (the invoking member, in guilds); the document omits it' },
+  { field: 'PrivateApplicationResponse.public_client', reason: 'Ours, shown to the application\'s own developer only: a public client may use PKCE and device IDs without a secret (the portal\'s switch)' },
+  { field: 'PrivateApplicationResponse.social_sdk', reason: 'Ours, to the application\'s developer only: the Social SDK switch and the approval state that picks its rate budgets' },
+  { field: 'PrivateApplicationResponse.channel_obfuscation', reason: 'Ours, to the application\'s developer only: the portal toggle that gives every bot session obfuscated channels (the spec\'s channel obfuscation)' },
 ];
 
 /** Whether a problem is an allowed extra field. */
