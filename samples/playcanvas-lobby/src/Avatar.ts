@@ -82,6 +82,7 @@ export class Avatar {
   }
 
   setLook(name: string, color: string, connected: boolean): this {
+    if (this.label.textContent !== name) this.#labelWidth = 0;
     this.label.textContent = name;
     this.label.classList.toggle('offline', !connected);
     this.#bodyMaterial.diffuse.fromString(color);
@@ -96,6 +97,7 @@ export class Avatar {
   setSpeaking(speaking: boolean): this {
     this.#speaking.enabled = speaking;
     this.label.classList.toggle('speaking', speaking);
+    this.#labelWidth = 0;
     return this;
   }
 
@@ -129,14 +131,23 @@ export class Avatar {
   }
 
   /** Puts the name label over the avatar's head on screen. */
-  placeLabel(camera: pc.CameraComponent): void {
+  placeLabel(camera: pc.CameraComponent, viewWidth: number): void {
     const head = this.entity.getPosition().clone();
     head.y += LABEL_HEIGHT;
     const screen = camera.worldToScreen(head, this.#scratch);
     const visible = screen.z > 0;
     this.label.style.display = visible ? '' : 'none';
-    if (visible) this.label.style.transform = `translate(-50%, -100%) translate(${screen.x}px, ${screen.y}px)`;
+    if (!visible) return;
+    // Kept whole inside the view: near the edge of a narrow canvas (a phone) a centered tag ran off it.
+    // Its width is measured once per change of text or look, not every frame.
+    this.#labelWidth ||= this.label.offsetWidth;
+    const half = this.#labelWidth / 2 + 2;
+    const x = viewWidth > 2 * half ? Math.min(Math.max(screen.x, half), viewWidth - half) : screen.x;
+    this.label.style.transform = `translate(-50%, -100%) translate(${x}px, ${screen.y}px)`;
   }
+
+  /** The label's width in CSS px, 0 until measured again. */
+  #labelWidth = 0;
 
   destroy(): void {
     this.entity.destroy();

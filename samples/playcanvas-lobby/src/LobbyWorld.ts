@@ -179,10 +179,12 @@ export class LobbyWorld {
 
   #onUpdate(dt: number): void {
     const camera = this.camera.camera!;
-    this.#fitField(camera);
+    // The canvas's box as the device last measured it (on resize): no layout read every frame.
+    const view = this.app.graphicsDevice.clientRect;
+    this.#fitField(camera, view.width / Math.max(1, view.height));
     for (const avatar of this.#avatars.items.values()) {
       if (avatar.update(dt)) this.#redraw();
-      avatar.placeLabel(camera);
+      avatar.placeLabel(camera, view.width);
     }
     if (this.#rippleAge < 0.45) {
       this.#redraw();
@@ -198,8 +200,8 @@ export class LobbyWorld {
    * fixed; narrower than FIT_ASPECT (a phone held upright) its horizontal angle is, so the field's
    * sides, and the players standing there, are not cut off.
    */
-  #fitField(camera: pc.CameraComponent): void {
-    const narrow = this.#canvas.clientWidth / Math.max(1, this.#canvas.clientHeight) < FIT_ASPECT;
+  #fitField(camera: pc.CameraComponent, aspect: number): void {
+    const narrow = aspect < FIT_ASPECT;
     const fov = narrow ? (2 * Math.atan(Math.tan((VERTICAL_FOV * Math.PI) / 360) * FIT_ASPECT) * 180) / Math.PI : VERTICAL_FOV;
     if (camera.horizontalFov === narrow && Math.abs(camera.fov - fov) < 1e-6) return;
     camera.horizontalFov = narrow;
