@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseConfig } from '../src/index.ts';
 import { cleanupTempDirs, databaseConfigs, dropTestSchemas, RawGateway, startTestServer, type TestServer } from './harness.ts';
@@ -30,8 +31,13 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const g of open) g.terminate();
   for (const n of nodes) await n.close();
+  // The bots' tracker cleans up after itself as the users' does.
+  const redis = new Redis(REDIS_URL);
+  const left = await redis.keys(`${prefix}botconn:*`);
+  await redis.quit();
   cleanupTempDirs();
   await dropTestSchemas();
+  expect(left).toEqual([]);
 }, 120_000);
 
 async function connect(node: TestServer, token: string, intents: number): Promise<RawGateway> {
