@@ -41,25 +41,27 @@ const AttachmentMeta = Type.Object({
   description: Type.Optional(Type.String({ maxLength: 1024 })),
   is_spoiler: Type.Optional(Type.Boolean()),
 });
+// Every field may be null, which the public API reads as "not given" (its OpenAPI document allows
+// null for each; conformance.test): the route drops the nulls before the service sees the body.
 const CreateBody = Type.Object({
-  content: Type.Optional(Type.String({ maxLength: 2000 })),
-  nonce: Type.Optional(Type.Union([Type.String({ maxLength: 25 }), Type.Integer()])),
-  enforce_nonce: Type.Optional(Type.Boolean()),
-  tts: Type.Optional(Type.Boolean()),
-  embeds: Type.Optional(Type.Array(Embed, { maxItems: 10 })),
-  embed: Type.Optional(Embed),
-  components: Type.Optional(Components),
-  flags: Type.Optional(Type.Integer({ minimum: 0 })),
-  allowed_mentions: Type.Optional(AllowedMentions),
-  message_reference: Type.Optional(Type.Object({
+  content: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+  nonce: Type.Optional(Nullable(Type.Union([Type.String({ maxLength: 25 }), Type.Integer()]))),
+  enforce_nonce: Type.Optional(Nullable(Type.Boolean())),
+  tts: Type.Optional(Nullable(Type.Boolean())),
+  embeds: Type.Optional(Nullable(Type.Array(Embed, { maxItems: 10 }))),
+  embed: Type.Optional(Nullable(Embed)),
+  components: Type.Optional(Nullable(Components)),
+  flags: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+  allowed_mentions: Type.Optional(Nullable(AllowedMentions)),
+  message_reference: Type.Optional(Nullable(Type.Object({
     type: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)])),
     message_id: Type.Optional(Snowflake),
     channel_id: Type.Optional(Snowflake),
     guild_id: Type.Optional(Snowflake),
     fail_if_not_exists: Type.Optional(Type.Boolean()),
-  })),
-  sticker_ids: Type.Optional(Type.Array(Snowflake, { maxItems: 3 })),
-  attachments: Type.Optional(Type.Array(AttachmentMeta, { maxItems: 10 })),
+  }))),
+  sticker_ids: Type.Optional(Nullable(Type.Array(Snowflake, { maxItems: 3 }))),
+  attachments: Type.Optional(Nullable(Type.Array(AttachmentMeta, { maxItems: 10 }))),
   /** The public poll create request; taken as it is (the validator would strip unknown fields) and checked by messages/polls.ts with 50035 paths. */
   poll: Type.Optional(Type.Unknown({ description: 'Poll create request: question {text}, answers [{poll_media: {text, emoji?}}], duration (hours), allow_multiselect, layout_type' })),
 });
@@ -118,6 +120,11 @@ const SAFE_TYPES: Record<string, string> = {
   mp4: 'video/mp4', webm: 'video/webm', mp3: 'audio/mpeg', ogg: 'audio/ogg', wav: 'audio/wav', txt: 'text/plain; charset=utf-8',
 };
 
+/** A Create Message body without its null fields (null is "not given"). */
+function withoutNulls<B extends Record<string, unknown>>(body: B): { [K in keyof B]?: Exclude<B[K], null> } {
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null)) as { [K in keyof B]?: Exclude<B[K], null> };
+}
+
 /** Reads a multipart Create Message (the shared reader, with `content` as a plain field too): `payload_json` checked like the JSON body, and each `files[n]`. */
 async function readUpload(req: FastifyRequest): Promise<{ payload: Static<typeof CreateBody>; files: UploadedFile[] }> {
   const { body, files } = await readMultipartBody(req, { contentField: true });
@@ -171,7 +178,7 @@ export function channelMessageRoutes(app: FastifyInstance, ctx: ServerContext): 
       const caller = await messageCaller(req, ctx);
       if (req.isMultipart()) await s.mayUpload(caller, req.params.channel_id);
       const upload = req.isMultipart() ? await readUpload(req) : undefined;
-      const { embed, ...body } = upload ? upload.payload : (req.body ?? {});
+      const { embed, ...body } = withoutNulls(upload ? upload.payload : (req.body ?? {}));
       // `embed` (singular) is the deprecated form of `embeds`.
       const embeds = body.embeds ?? (embed ? [embed] : undefined);
       return s.create(caller, req.params.channel_id, { ...body, ...(embeds ? { embeds } : {}) } as never, upload?.files ?? []);
