@@ -241,3 +241,51 @@ describe('the Gateway holds a game\'s token to what REST does', () => {
     for (const s of [game, companion, site]) s.gw.terminate();
   });
 });
+
+describe('scopes that grant a field or one list', () => {
+  it('email: the account\'s email on GET /users/@me and in userinfo only with the scope, never claimed verified', async () => {
+    const full = await t.server.accounts.signUp({ login: 'mail_person', password: 'correct horse battery staple', displayName: 'Mail', email: 'mail@example.test' });
+    if (full === 'taken') throw new Error('taken');
+    const withEmail = await t.server.store.tokens.issue(full.id, t.app.id, ['identify', 'email', 'openid'], 3600);
+    const without = await t.server.store.tokens.issue(full.id, t.app.id, ['identify', 'openid'], 3600);
+    const me = (await t.req('GET', '/users/@me', { token: withEmail })).body;
+    expect([me.email, me.verified]).toEqual(['mail@example.test', false]);
+    const plain = (await t.req('GET', '/users/@me', { token: without })).body;
+    expect(plain.id).toBe(full.id);
+    expect('email' in plain || 'verified' in plain).toBe(false);
+    expect((await t.req('GET', '/oauth2/userinfo', { token: withEmail })).body).toMatchObject({ sub: full.id, email: 'mail@example.test', email_verified: false });
+    expect((await t.req('GET', '/oauth2/userinfo', { token: without })).body.email).toBeUndefined();
+    // A guest has no email: null, not a missing field, when the scope asks.
+    const guest = await t.guest('no-mail');
+    const guestMail = await t.server.store.tokens.issue(guest.userId, t.app.id, ['identify', 'email'], 3600);
+    expect((await t.req('GET', '/users/@me', { token: guestMail })).body.email).toBeNull();
+  });
+
+  it('applications.entitlements (or the SDK scope) reads the player\'s entitlements; identify alone does not', async () => {
+    const path = `/users/@me/applications/${t.app.id}/entitlements`;
+    const identify = await t.req('GET', path, { token: await gameToken(['identify']) });
+    expect([identify.status, identify.body.code]).toEqual([403, 50026]);
+    const scoped = await t.req('GET', path, { token: await gameToken(['identify', 'applications.entitlements']) });
+    expect([scoped.status, scoped.body]).toEqual([200, []]);
+    expect((await t.req('GET', path, { token: await gameToken(['sdk.social_layer']) })).status).toBe(200);
+  });
+
+  it('dm_channels.read is for approved applications and lists the player\'s DMs, nothing else of them', async () => {
+    const form = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: t.app.id, scope: 'identify dm_channels.read' }) };
+    const r = await fetch(`${t.api}/oauth2/device/authorize`, form);
+    expect([r.status, ((await r.json()) as { error: string }).error]).toEqual([400, 'invalid_scope']);
+
+    // Granted (as for an approved application): the DM list answers; opening a DM and reading its
+    // messages stay closed to the token.
+    const friend = (await t.guest('dm-friend')).userId;
+    const web = await t.server.store.tokens.issue(userId, (await t.server.store.applications.firstParty()).id, tokenScopes([...KNOWN_SCOPES]), 3600);
+    const reader = await gameToken(['identify', 'dm_channels.read']);
+    const list = await t.req('GET', '/users/@me/channels', { token: reader });
+    expect(list.status).toBe(200);
+    expect(Array.isArray(list.body)).toBe(true);
+    expect((await t.req('GET', '/users/@me/channels', { token: web })).body).toEqual(list.body);
+    const open = await t.req('POST', '/users/@me/channels', { token: reader, body: { recipient_id: friend } });
+    expect([open.status, open.body.code]).toEqual([403, 50001]);
+    expect((await t.req('GET', '/users/@me/channels', { token: await gameToken(['identify']) })).status).toBe(403);
+  });
+});

@@ -53,7 +53,7 @@ export const appsUpdate: CliCommand = {
       [--orientation unlocked|portrait|landscape] [--dev] ${DATA_USAGE}
       Sets the application's redirect URIs (the ones given replace the list) and client type, and
       prints the application as JSON (GET /applications/@me's shape). URIs follow the production
-      rules unless --dev (or SOCIAL_LAYER_DEV=1) allows http ones. The activity options (issue 17)
+      rules unless --dev (or SOCIAL_LAYER_DEV=1) allows http ones. The activity options
       enable the embedded app and set its URL mappings (the ones given replace the list; / is the
       root mapping), platforms and orientation; the output then carries "activities".`,
   options: {

@@ -135,7 +135,7 @@ export function guildWire(g: GuildsTable, roles: GuildRolesTable[], extra: Parti
     system_channel_flags: 0,
     rules_channel_id: null,
     vanity_url_code: null,
-    premium_tier: 0,
+    premium_tier: Number(g.premium_tier ?? 0) as APIGuild['premium_tier'],
     premium_subscription_count: 0,
     preferred_locale: 'en-US',
     public_updates_channel_id: null,

@@ -1,3 +1,4 @@
+import { finished } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { MAX_ATTACHMENT_BYTES } from '../messages/attachments.ts';
 import { ApiError } from './ApiError.ts';
@@ -9,11 +10,12 @@ export interface MultipartFile { index: number; filename: string; contentType: s
 /**
  * A body as JSON, or the public multipart form: `payload_json` (the JSON body) and `files[n]`
  * (`content` as a plain field too where `contentField` is set, as Create Message takes it).
- * A file over 10 MiB is cut off at the limit and answered 413 / 40005. The one multipart reader of
+ * A file over the limit (10 MiB, or `maxFileBytes`) is drained unkept and answered 413 / 40005. The one multipart reader of
  * the message-carrying routes; call it only after the caller is authenticated, since it buffers
- * up to the scope's limits (10 files of ~10 MiB).
+ * up to the caller's limit per file, under the process's upload budget.
  */
-export async function readMultipartBody(req: FastifyRequest, opts: { contentField?: boolean } = {}): Promise<{ body: unknown; files: MultipartFile[] }> {
+export async function readMultipartBody(req: FastifyRequest, opts: { contentField?: boolean; maxFileBytes?: number } = {}): Promise<{ body: unknown; files: MultipartFile[] }> {
+  const maxFileBytes = opts.maxFileBytes ?? MAX_ATTACHMENT_BYTES;
   if (!req.isMultipart()) return { body: req.body, files: [] };
   let body: unknown = {};
   const files: MultipartFile[] = [];
@@ -37,8 +39,16 @@ export async function readMultipartBody(req: FastifyRequest, opts: { contentFiel
     // the budget the rest is read and dropped, so the client gets its 503 instead of a reset.
     const chunks: Buffer[] = [];
     let size = 0;
+    // A file past the caller's limit (the scope's ceiling is the largest any caller has) is
+    // drained the same way, and answered 413.
+    let over = false;
     for await (const chunk of part.file as AsyncIterable<Buffer>) {
-      if (busy || !holdUploadBytes(req, chunk.length)) {
+      if (busy || over) continue;
+      if (size + chunk.length > maxFileBytes) {
+        over = true;
+        continue;
+      }
+      if (!holdUploadBytes(req, chunk.length)) {
         busy = true;
         continue;
       }
@@ -46,15 +56,25 @@ export async function readMultipartBody(req: FastifyRequest, opts: { contentFiel
       size += chunk.length;
     }
     if (busy) continue;
+    if (over) {
+      tooLarge = true;
+      continue;
+    }
     const data = Buffer.concat(chunks, size);
-    if (part.file.truncated || data.length > MAX_ATTACHMENT_BYTES) {
+    if (part.file.truncated || data.length > maxFileBytes) {
       tooLarge = true;
       continue;
     }
     const n = /^files\[(\d{1,2})\]$/.exec(part.fieldname)?.[1] ?? (part.fieldname === 'file' ? '0' : undefined);
     if (n !== undefined) files.push({ index: Number(n), filename: part.filename, contentType: part.mimetype || 'application/octet-stream', data });
   }
-  if (busy) throw new ApiError(503, 0, 'Too many uploads in progress: retry in a moment', undefined, { 'retry-after': '1' });
-  if (tooLarge) throw new ApiError(413, 40005, 'Request entity too large');
+  if (busy || tooLarge) {
+    // The refusal ends the connection (as servers commonly do on a 413): kept alive, the client's
+    // next request on it was now and then reset under load. The body is read to its end first,
+    // so the client gets this answer rather than a reset while it still sends.
+    if (!req.raw.complete) await finished(req.raw, { writable: false }).catch(() => {});
+    if (busy) throw new ApiError(503, 0, 'Too many uploads in progress: retry in a moment', undefined, { 'retry-after': '1', connection: 'close' });
+    throw new ApiError(413, 40005, 'Request entity too large', undefined, { connection: 'close' });
+  }
   return { body, files };
 }

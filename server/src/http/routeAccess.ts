@@ -222,17 +222,18 @@ const table: Record<string, RouteAccess> = {
 
   // The platform's DMs and group DMs (a bot's group DM from users' gdm.join grants included).
   [`POST ${V}/users/@me/channels`]: MANAGE,
-  [`GET ${V}/users/@me/channels`]: MANAGE,
+  // dm_channels.read (privileged: an approved application's) lists the player's DMs, nothing more.
+  [`GET ${V}/users/@me/channels`]: { bot: true, session: true, bearer: ['dm_channels.read'] },
   [`PUT ${V}/channels/:channel_id/recipients/:user_id`]: MANAGE,
   [`DELETE ${V}/channels/:channel_id/recipients/:user_id`]: MANAGE,
 
   // Applications, emojis of an application, quests.
   [`GET ${V}/applications/@me`]: BOT,
   [`PATCH ${V}/applications/@me`]: BOT,
-  [`POST ${V}/applications/:applicationId/bot/reset`]: BOT,
   [`GET ${V}/applications/:application_id`]: BOT,
   [`PATCH ${V}/applications/:application_id`]: BOT,
   [`GET ${V}/oauth2/applications/@me`]: BOT,
+  [`POST ${V}/applications/:applicationId/bot/reset`]: BOT,
   [`GET ${V}/applications/:application_id/emojis`]: BOT,
   [`GET ${V}/applications/:application_id/emojis/:emoji_id`]: BOT,
   [`POST ${V}/applications/:application_id/emojis`]: BOT,
@@ -245,7 +246,7 @@ const table: Record<string, RouteAccess> = {
   // Commerce.
   [`GET ${V}/applications/:applicationId/storefront`]: user(),
   [`GET ${V}/skus/:skuId`]: user(),
-  [`GET ${V}/users/@me/applications/:applicationId/entitlements`]: user(),
+  [`GET ${V}/users/@me/applications/:applicationId/entitlements`]: user('applications.entitlements', SDK),
   [`GET ${V}/applications/:applicationId/skus`]: userOrBot(),
   // Buying and cancelling are the person's own acts, in the web app's dialog (an activity opens it
   // there): a game's token never charges the player or cancels their subscriptions.

@@ -55,8 +55,17 @@ export function releaseUploadBytes(req: FastifyRequest): void {
   uploadBudget.give(held);
 }
 
-/** Gives each request's bytes back once its answer is sent, or its client is gone. */
+/**
+ * Gives each request's bytes back once its answer is sent, or its client is gone. And an answer
+ * sent before the request's body was read (an upload refused before it is read) says
+ * `Connection: close`: the unread rest would otherwise meet the client's next request on that
+ * connection, which then fails with a reset.
+ */
 export function installUploadBudget(app: FastifyInstance): void {
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (!req.raw.complete) void reply.header('connection', 'close');
+    return payload;
+  });
   app.addHook('onResponse', async (req) => releaseUploadBytes(req));
   app.addHook('onRequestAbort', async (req) => releaseUploadBytes(req));
 }

@@ -12,7 +12,7 @@ import { FieldErrors } from '../applications/formErrors.ts';
 import { GuildView, viewChannel } from '../guilds/GuildAccess.ts';
 import { channelWire, memberWire, userWire } from '../guilds/guildWire.ts';
 import { has, Permission } from '../guilds/permissions.ts';
-import { MAX_ATTACHMENT_BYTES } from '../messages/attachments.ts';
+import { attachmentSizeLimitFor } from '../messages/attachmentLimits.ts';
 import { messageWire } from '../messages/messageWire.ts';
 import { ApiError, Errors } from '../errors/ApiError.ts';
 import type { SafeFetchOptions } from '../webhooks/safeFetch.ts';
@@ -447,7 +447,8 @@ export class InteractionService {
       entitlements,
       authorizing_integration_owners: owners,
       context,
-      attachment_size_limit: MAX_ATTACHMENT_BYTES,
+      // The default, raised by the guild's boost level or the invoking user's paid level (spec).
+      attachment_size_limit: await attachmentSizeLimitFor(this.store, { guildId: dm ? null : view.guild.id, userId: caller.userId }),
       ...(message ? { message } : {}),
     };
     const row: InteractionsTable = {

@@ -12,7 +12,8 @@ import type { Store } from '../storage/Store.ts';
 import { MessageErrors as E } from './messageErrors.ts';
 import { checkComponents, skuUsable } from './components.ts';
 import { contentExempt, messageWire, userIdsOf, withoutContent } from './messageWire.ts';
-import { ATTACHMENT_IS_SPOILER, MAX_ATTACHMENT_BYTES, UrlSigner, attachmentPath, cleanFilename, type AttachmentStore, type StoredAttachment } from './attachments.ts';
+import { attachmentSizeLimitFor } from './attachmentLimits.ts';
+import { ATTACHMENT_IS_SPOILER, UrlSigner, attachmentPath, cleanFilename, type AttachmentStore, type StoredAttachment } from './attachments.ts';
 import { attachmentStoreFor } from './attachmentStoreFor.ts';
 import { ApiError } from '../errors/ApiError.ts';
 import { checkEmbedTotal } from './embeds.ts';
@@ -166,9 +167,11 @@ export class MessageService {
    * read, so someone who cannot post there never has their uploads buffered. create() checks it
    * all again with the body.
    */
-  async mayUpload(caller: MessageCaller, channelId: string): Promise<void> {
-    const { perms } = await this.postable(caller, channelId);
+  /** Refuses before an upload is read; answers the caller's size limit per file there. */
+  async mayUpload(caller: MessageCaller, channelId: string): Promise<number> {
+    const { perms, channel } = await this.postable(caller, channelId);
     if (!has(perms, Permission.AttachFiles)) throw E.missingPermissions();
+    return attachmentSizeLimitFor(this.store, { guildId: channel.guild_id, userId: caller.userId });
   }
 
   /** The channel the caller may post in: a text channel where they hold SEND_MESSAGES. */
@@ -194,7 +197,8 @@ export class MessageService {
     if (poll && channel.guild_id !== null && !has(perms, Permission.SendPolls)) throw E.missingPermissions();
     if (uploads.length > 0 && !has(perms, Permission.AttachFiles)) throw E.missingPermissions();
     if (uploads.length > 0 && !this.files) throw new ApiError(400, 50035, 'Attachments are not configured on this server');
-    for (const f of uploads) if (f.data.length > MAX_ATTACHMENT_BYTES) throw new ApiError(413, 40005, 'Request entity too large');
+    const sizeLimit = uploads.length > 0 ? await attachmentSizeLimitFor(this.store, { guildId: channel.guild_id, userId: caller.userId }) : 0;
+    for (const f of uploads) if (f.data.length > sizeLimit) throw new ApiError(413, 40005, 'Request entity too large');
     if (forwarding) {
       // A forward is the snapshot alone: nothing of its own beside the reference.
       if (content !== '' || embeds.length > 0 || components.length > 0 || uploads.length > 0 || poll) throw E.invalidForm(['content'], 'BASE_TYPE_BAD_LENGTH', 'A forwarded message cannot have content, embeds or components.');

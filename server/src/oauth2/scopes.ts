@@ -29,14 +29,15 @@ export const KNOWN_SCOPES = new Set([
   'sdk.social_layer',
   'sdk.social_layer_presence',
   'rpc',
+  'applications.entitlements',
 ]);
 
 /**
- * Scopes only approved applications may request: identify.premium is for approved partners (spec),
- * and rpc reads the player's guilds and channels, which the public platform grants only to
- * approved applications too.
+ * Scopes only approved applications may request: identify.premium is for approved partners (spec);
+ * rpc reads the player's guilds and channels and dm_channels.read lists their DMs, which the
+ * public platform grants only to approved applications too.
  */
-export const PRIVILEGED_SCOPES = new Set(['identify.premium', 'rpc']);
+export const PRIVILEGED_SCOPES = new Set(['identify.premium', 'rpc', 'dm_channels.read']);
 
 /** What the client_credentials grant may ask for (protocols.md 2.7). */
 export const CLIENT_CREDENTIALS_SCOPES = new Set(['identify', 'applications.commands.update', 'applications.commands', 'application.commands', 'guilds']);
@@ -50,8 +51,8 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   email: 'Know your email address',
   guilds: 'Know which servers you are in',
   'guilds.members.read': 'Read your member profile in your servers',
-  connections: 'Know your linked accounts',
   'guilds.join': 'Join servers for you (the app’s bot adds you)',
+  connections: 'Know your linked accounts',
   'relationships.read': 'Read your friends list',
   'relationships.write': 'Send and answer friend requests for you',
   'activities.read': 'See what you are playing',
@@ -68,6 +69,7 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   'sdk.social_layer': 'Friends, presence, direct messages, lobbies and voice in this game',
   'sdk.social_layer_presence': 'Friends list and rich presence in this game',
   rpc: 'Read your servers and channels through the desktop companion',
+  'applications.entitlements': 'See what you own in this game (its entitlements)',
 };
 
 export function parseScopeString(s: string): string[] {

@@ -16,6 +16,8 @@ export interface GuildsTable {
   /** The tag's badge (image hash). Migration 0011. */
   badge?: string | null;
   system_channel_id: string | null;
+  /** Boost level 0 to 3, set by an operator. Migration 0025. */
+  premium_tier?: number;
   created_at: number | string;
 }
 

@@ -6,7 +6,8 @@ import type { ServerContext } from '../../ServerContext.ts';
 import { ApiError } from '../ApiError.ts';
 import { authenticate } from '../auth.ts';
 import { messageServiceFor, type MessageCaller, type UploadedFile } from '../../messages/MessageService.ts';
-import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from '../../messages/attachments.ts';
+import { MAX_ANY_ATTACHMENT_BYTES } from '../../messages/attachmentLimits.ts';
+import { MAX_ATTACHMENTS } from '../../messages/attachments.ts';
 import { readMultipartBody } from '../multipartBody.ts';
 import { Embed } from '../../messages/embeds.ts';
 import { Snowflake } from './guildRouteHelpers.ts';
@@ -126,8 +127,8 @@ function withoutNulls<B extends Record<string, unknown>>(body: B): { [K in keyof
 }
 
 /** Reads a multipart Create Message (the shared reader, with `content` as a plain field too): `payload_json` checked like the JSON body, and each `files[n]`. */
-async function readUpload(req: FastifyRequest): Promise<{ payload: Static<typeof CreateBody>; files: UploadedFile[] }> {
-  const { body, files } = await readMultipartBody(req, { contentField: true });
+async function readUpload(req: FastifyRequest, maxFileBytes: number): Promise<{ payload: Static<typeof CreateBody>; files: UploadedFile[] }> {
+  const { body, files } = await readMultipartBody(req, { contentField: true, maxFileBytes });
   return { payload: parseWith(CreateBody, body), files };
 }
 
@@ -163,12 +164,12 @@ export function channelMessageRoutes(app: FastifyInstance, ctx: ServerContext): 
   });
 
   // Create Message takes JSON, or multipart/form-data with `payload_json` and `files[n]` (the
-  // public convention). The parser lives in this scope only; a file over 10 MiB is cut off at
-  // the limit and answered 413 / 40005 without being stored.
+  // public convention). The parser lives in this scope only; a file over the caller's limit there
+  // (10 MiB, raised by boost and paid levels) is cut off at it and answered 413 / 40005 unstored.
   void app.register(async (scope) => {
     await scope.register(multipart, {
       throwFileSizeLimit: false,
-      limits: { fileSize: MAX_ATTACHMENT_BYTES + 1, files: MAX_ATTACHMENTS, fields: 4, fieldSize: 64 * 1024, parts: MAX_ATTACHMENTS + 4, headerPairs: 50 },
+      limits: { fileSize: MAX_ANY_ATTACHMENT_BYTES + 1, files: MAX_ATTACHMENTS, fields: 4, fieldSize: 64 * 1024, parts: MAX_ATTACHMENTS + 4, headerPairs: 50 },
     });
     const m = scope.withTypeProvider<TypeBoxTypeProvider>();
     m.post('/api/v10/channels/:channel_id/messages', {
@@ -176,8 +177,7 @@ export function channelMessageRoutes(app: FastifyInstance, ctx: ServerContext): 
       config: { rateLimit: MESSAGE_WRITE },
     }, async (req) => {
       const caller = await messageCaller(req, ctx);
-      if (req.isMultipart()) await s.mayUpload(caller, req.params.channel_id);
-      const upload = req.isMultipart() ? await readUpload(req) : undefined;
+      const upload = req.isMultipart() ? await readUpload(req, await s.mayUpload(caller, req.params.channel_id)) : undefined;
       const { embed, ...body } = withoutNulls(upload ? upload.payload : (req.body ?? {}));
       // `embed` (singular) is the deprecated form of `embeds`.
       const embeds = body.embeds ?? (embed ? [embed] : undefined);

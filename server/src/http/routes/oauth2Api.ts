@@ -170,12 +170,17 @@ export function oauth2ApiRoutes(app: FastifyInstance, ctx: ServerContext): void 
     };
   });
 
-  const UserInfo = Type.Object({ sub: Snowflake(), preferred_username: Type.String(), name: Type.String() }, { title: 'UserInfo' });
+  const UserInfo = Type.Object(
+    { sub: Snowflake(), preferred_username: Type.String(), name: Type.String(), email: Type.Optional(Type.String()), email_verified: Type.Optional(Type.Boolean()) },
+    { title: 'UserInfo' },
+  );
   r.get('/api/v10/oauth2/userinfo', { schema: { summary: 'OpenID Connect UserInfo (openid scope)', tags: TAGS, security: BEARER, response: { 200: UserInfo } } }, async (req) => {
     const p = requireBearer(await authenticate(req, ctx.store), 'openid');
     const user = await ctx.store.users.get(p.userId);
     if (!user) throw Errors.unauthorized();
-    return { sub: user.id, preferred_username: user.username, name: user.global_name ?? user.username };
+    // OpenID's email claims only with the `email` scope, and only when the account has one.
+    const email = p.scopes.includes('email') ? (await ctx.store.accounts.get(user.id))?.email : undefined;
+    return { sub: user.id, preferred_username: user.username, name: user.global_name ?? user.username, ...(email ? { email, email_verified: false } : {}) };
   });
 
   /**

@@ -81,5 +81,11 @@ export function privateChannelRoutes(app: FastifyInstance, ctx: ServerContext): 
   r.get('/api/v10/users/@me/channels', {
     schema: { summary: 'The caller\'s DM and group DM channels', tags: TAGS, security: BEARER_OR_BOT, response: { 200: DescribedList('Channel') } },
     config: { rateLimit: DM_READ },
-  }, async (req) => s.list((await privateCaller(req, ctx)).userId));
+  }, async (req) => {
+    // An approved application's dm_channels.read token lists the player's DMs (the route table let
+    // nothing else of a third party's through); their messages stay closed to it.
+    const p = await authenticate(req, ctx.store);
+    if (p.kind === 'bearer' && p.scopes.includes('dm_channels.read')) return s.list(p.userId);
+    return s.list((await privateCaller(req, ctx)).userId);
+  });
 }

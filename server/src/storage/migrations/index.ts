@@ -23,6 +23,7 @@ import { m0021_direct_message_indexes } from './0021_direct_message_indexes.ts';
 import { m0022_idle_lobby_index } from './0022_idle_lobby_index.ts';
 import { m0023_webhook_pending_index } from './0023_webhook_pending_index.ts';
 import { m0024_subscription_entitlement_type } from './0024_subscription_entitlement_type.ts';
+import { m0025_guild_premium_tier } from './0025_guild_premium_tier.ts';
 
 /**
  * Schema migrations, one file each, written with kysely's schema builder so the same steps run
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '0022_idle_lobby_index': m0022_idle_lobby_index,
   '0023_webhook_pending_index': m0023_webhook_pending_index,
   '0024_subscription_entitlement_type': m0024_subscription_entitlement_type,
+  '0025_guild_premium_tier': m0025_guild_premium_tier,
 };
 
 export const migrationProvider: MigrationProvider = {
