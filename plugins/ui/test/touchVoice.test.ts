@@ -146,7 +146,7 @@ describe('the overlay on a phone and on small screens', () => {
       await shot(phone, '390x844-phone-folded');
 
       // The player's own @username, which friends add them by, is one tap away in the friends drawer.
-      const username = await phone.evaluate(() => window.__socialLayerSample.client.getCurrentUserV2().username);
+      const username = await phone.evaluate(() => window.__socialLayerSample.client.getCurrentUserV2()!.username);
       await phone.locator('.sl-friends .sl-panel-toggle').tap();
       const you = phone.locator('.sl-friends-you-name');
       await expect.poll(() => you.textContent(), { timeout: 10_000 }).toBe(`@${username}`);
