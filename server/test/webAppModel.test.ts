@@ -4,7 +4,7 @@
 import { ChannelType, GatewayIntentBits, GatewayOpcodes, type APIGuildMember, type APIRole } from 'discord-api-types/v10';
 import { describe, expect, it } from 'vitest';
 import { Channel, Intent, Op } from '../web/src/api/wire.ts';
-import { channelTree, type GuildChannel } from '../web/src/model/channels.ts';
+import { channelTree, defaultChannel, type GuildChannel } from '../web/src/model/channels.ts';
 import { memberGroups, memberName, roleColor } from '../web/src/model/members.ts';
 import { Reloads, serialReload } from '../web/src/state/reloads.ts';
 import { parseRoute, routePath } from '../web/src/state/routes.ts';
@@ -38,6 +38,19 @@ describe('channelTree', () => {
       ['empty', 0],
       ['cat', 1],
     ]);
+  });
+});
+
+describe('defaultChannel', () => {
+  it('opens on the first text channel by position (ties by ID), not the sidebar\'s first: a later channel outside any category does not win', () => {
+    const guild = [ch('1', 'Text Channels', 4, 0), ch('2', 'Voice Channels', 4, 1), ch('3', 'general', 0, 0, '1'), ch('4', 'General', 2, 0, '2')];
+    // What the owner created afterwards, without a category: first in the sidebar, not opened.
+    const made = ch('5', 'new-channel', 0, 0);
+    expect(channelTree([...guild, made])[0]!.channels[0]!.name).toBe('new-channel');
+    expect(defaultChannel([...guild, made])?.name).toBe('general');
+    expect(defaultChannel([ch('9', 'later', 5, 0), ch('8', 'earlier', 0, 0), ch('7', 'moved-up', 0, -1, '1')])?.name).toBe('moved-up');
+    expect(defaultChannel([ch('9', 'later', 5, 2), ch('8', 'earlier', 0, 2)])?.name).toBe('earlier');
+    expect(defaultChannel([ch('1', 'cat', 4, 0), ch('2', 'voice', 2, 0)])).toBeNull();
   });
 });
 

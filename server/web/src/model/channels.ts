@@ -35,6 +35,16 @@ export function channelTree(channels: readonly GuildChannel[]): ChannelGroup[] {
   return groups;
 }
 
+/**
+ * The channel a guild opens on: its first text channel by `position` (ties by ID), whatever its
+ * category, as the public client chooses; a channel made later, even outside any category and so
+ * listed first in the sidebar, does not take #general's place. Null when the guild has no text
+ * channel the caller can see.
+ */
+export function defaultChannel(channels: readonly GuildChannel[]): GuildChannel | null {
+  return channels.filter(isText).sort(byPosition)[0] ?? null;
+}
+
 export function isVoice(c: GuildChannel): boolean {
   return c.type === Channel.GuildVoice || c.type === Channel.GuildStageVoice;
 }

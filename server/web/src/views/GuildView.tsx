@@ -1,7 +1,7 @@
 import type { RESTAPIPartialCurrentUserGuild } from 'discord-api-types/v10';
 import { useState } from 'preact/hooks';
 import { Button, Empty, Tabs } from '../components/ui.tsx';
-import { channelTree, isText } from '../model/channels.ts';
+import { channelTree, defaultChannel, isText } from '../model/channels.ts';
 import type { AppState, GuildDetail } from '../state/AppState.ts';
 import { AddBotPanel } from './AddBotPanel.tsx';
 import { ChannelList } from './ChannelList.tsx';
@@ -21,8 +21,9 @@ export function GuildView({ store, guild, detail, channelId }: { store: AppState
   const [panel, setPanel] = useState<'invite' | 'bot' | null>(null);
   if (!detail) return <Empty>Loading {guild.name}…</Empty>;
   const ordered = channelTree(detail.channels).flatMap((g) => g.channels);
-  const channel = detail.channels.find((c) => c.id === channelId) ?? ordered.find(isText) ?? ordered[0] ?? null;
-  const inviteChannel = channel && isText(channel) ? channel.id : (ordered.find(isText)?.id ?? null);
+  const opening = defaultChannel(detail.channels);
+  const channel = detail.channels.find((c) => c.id === channelId) ?? opening ?? ordered[0] ?? null;
+  const inviteChannel = channel && isText(channel) ? channel.id : (opening?.id ?? null);
   const canManage = guild.owner || (BigInt(guild.permissions) & MANAGE) !== 0n;
   return (
     <div class="guild" data-pane={pane} id="guild" data-guild-id={guild.id}>
