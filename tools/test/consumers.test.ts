@@ -145,7 +145,7 @@ beforeAll(async () => {
   note('installed');
   server = await startServer({ port: 0, host: '127.0.0.1', dataDir: join(work, 'data'), samplesDir: join(work, 'games'), logLevel: 'warn' });
   applicationId = (await server.createApplication({ name: 'Consumer matrix' })).id;
-}, 600_000);
+}, 900_000);
 
 afterAll(async () => {
   for (const client of observers) await client.destroy().catch(() => {});

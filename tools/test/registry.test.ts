@@ -2,9 +2,9 @@
  * Publishing, end to end, as a game developer meets it (issue 20): every package is built and
  * published to a local registry (Verdaccio on loopback); in an empty folder outside the
  * repository, `npm create @social-layer/game` writes a game for each engine against that registry
- * alone; each installs and builds; `@social-layer/server` installed from the same registry starts
- * (`npx @social-layer/server start`) and serves the games; two headless Chromium players of the
- * Phaser game meet in a lobby and chat. No `file:` link anywhere: every package the games and
+ * alone; each installs and builds; the Phaser game's `npm start -- --port N` starts
+ * `@social-layer/server` from the same registry (npx) on that port, serving the games; two
+ * headless Chromium players of the Phaser game meet in a lobby and chat. No `file:` link anywhere: every package the games and
  * the server install resolves to the local registry.
  *
  * Heavy (three game installs through the registry, the server's install): the two 3D games are
@@ -20,13 +20,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPackages } from '../src/release/build.ts';
-import { publishPackages } from '../src/release/publish.ts';
 import { PUBLISHED_PACKAGES, readManifest } from '../src/release/packages.ts';
 import { launchChromium } from '../testing/chromium.ts';
 import { waitReady, watchErrors } from '../testing/sampleServer.ts';
-import { startPrebuildMirror, type PrebuildMirror } from '../testing/prebuildMirror.ts';
-import { freePort, startLocalRegistry, type LocalRegistry } from '../testing/verdaccio.ts';
+import { checkRegistryOnly as checkLockfile, startPublishedRegistry, type PublishedRegistry } from '../testing/publishedRegistry.ts';
+import { freePort, type LocalRegistry } from '../testing/verdaccio.ts';
 
 const run = promisify(execFile);
 const REPO_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
@@ -36,8 +34,8 @@ const started = Date.now();
 const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
 
 let work: string;
+let published: PublishedRegistry | undefined;
 let registry: LocalRegistry;
-let prebuilds: PrebuildMirror | undefined;
 let server: ChildProcess | undefined;
 let serverOutput = '';
 let browser: Browser | undefined;
@@ -47,46 +45,17 @@ const note = (line: string) => {
   process.stderr.write(`registry test [${elapsed()}] ${line}\n`);
 };
 
-/** npm (or npx) in `cwd` against the local registry only; resolves to its stdout (stderr goes in a failure's message). */
-async function npm(cwd: string, args: string[], command = 'npm'): Promise<string> {
-  try {
-    const { stdout } = await run(command, args, { cwd, env: registry.env, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 });
-    return stdout;
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(' ')} in ${cwd} failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
-  }
-}
-
-/** Every `resolved` URL in a lockfile, and every dependency spec in its root package: none may be a file: link or another registry. */
-async function checkRegistryOnly(dir: string): Promise<void> {
-  const pkg = await readFile(join(dir, 'package.json'), 'utf8');
-  expect(pkg).not.toContain('file:');
-  const lock = JSON.parse(await readFile(join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string; link?: boolean }> };
-  const entries = Object.entries(lock.packages).filter(([path]) => path !== '');
-  expect(entries.length).toBeGreaterThan(10);
-  for (const [path, entry] of entries) {
-    expect(entry.link, `${path} is a link`).not.toBe(true);
-    if (entry.resolved !== undefined) expect(entry.resolved.startsWith(registry.url), `${path} resolved from ${entry.resolved}`).toBe(true);
-  }
-  const ours = entries.filter(([path]) => path.startsWith('node_modules/@social-layer/'));
-  expect(ours.length).toBeGreaterThan(0);
-}
+const npm = (cwd: string, args: string[], command = 'npm') => published!.npm(cwd, args, command);
+const checkRegistryOnly = (dir: string) => checkLockfile(dir, registry.url);
 
 beforeAll(async () => {
   // Outside the repository: no workspace, no node_modules above it to fall back on.
   work = await mkdtemp(join(tmpdir(), 'sl-registry-'));
   await mkdir(RESULTS_DIR, { recursive: true });
-  registry = await startLocalRegistry(join(work, 'registry'));
-  note(`verdaccio on ${registry.url}`);
-  // better-sqlite3's prebuilt binary from a loopback mirror (prebuildMirror.ts), not compiled again.
-  prebuilds = await startPrebuildMirror(work);
-  Object.assign(registry.env, prebuilds.env);
-  await buildPackages({ log: () => {} });
-  note('packages built');
-  const published = await publishPackages({ registry: registry.url, userconfig: registry.userconfig, build: false, log: () => {} });
-  note(`published ${published.join(', ')}`);
-}, 300_000);
+  published = await startPublishedRegistry(work);
+  registry = published.registry;
+  note(`verdaccio on ${registry.url}; published ${published.published.join(', ')}`);
+}, 900_000);
 
 afterAll(async () => {
   await browser?.close().catch(() => {});
@@ -100,8 +69,7 @@ afterAll(async () => {
       // Already gone.
     }
   }
-  await registry?.close();
-  await prebuilds?.close();
+  await published?.close();
   note(`done (${log.length} steps)`);
   if (work) await rm(work, { recursive: true, force: true });
 }, 60_000);
@@ -168,32 +136,40 @@ describe('publishing to a registry and starting from it', () => {
     }
   }, 1_200_000);
 
-  it('the server from the registry starts with npx and serves the games; two Chromium players of the Phaser game meet in a lobby and chat', async () => {
-    const platform = join(work, 'platform');
-    await mkdir(platform, { recursive: true });
-    await writeFile(join(platform, 'package.json'), JSON.stringify({ name: 'platform', version: '1.0.0', private: true }) + '\n');
-    await npm(platform, ['install', `@social-layer/server@${readManifest('server').version}`]);
-    await checkRegistryOnly(platform);
-    note(`server installed (prebuilt binary requests: ${prebuilds?.requests.join(', ') || 'none'})`);
-
+  it("the game's npm start runs the server from the registry (npx) on the port given with -- --port, serving the games; two Chromium players of the Phaser game meet in a lobby and chat", async () => {
+    // npm start as the game's README says, on a free port: `npx --yes @social-layer/server@^x
+    // start --dev --games ..`. npx installs the server into its own cache: a cache of this run, so
+    // an earlier run's install of the same version (other bytes) is not reused.
+    const game = join(work, 'games', 'my-phaser-game');
+    const npxCache = join(work, 'start-cache');
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    server = spawn('npx', ['--no-install', '@social-layer/server', 'start', '--dev', '--port', String(port), '--data', join(work, 'data'), '--games', join(work, 'games')], {
-      cwd: platform,
-      env: registry.env,
+    server = spawn('npm', ['start', '--', '--port', String(port)], {
+      cwd: game,
+      env: { ...registry.env, npm_config_cache: npxCache },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
     server.stdout?.on('data', (c: Buffer) => (serverOutput += c.toString()));
     server.stderr?.on('data', (c: Buffer) => (serverOutput += c.toString()));
-    const deadline = Date.now() + 120_000;
+    const deadline = Date.now() + 300_000;
     for (;;) {
       if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}):\n${serverOutput}`);
       if (await fetch(`${base}/games/config.json`).then((r) => r.ok, () => false)) break;
       if (Date.now() > deadline) throw new Error(`the server did not answer:\n${serverOutput}`);
       await new Promise((r) => setTimeout(r, 500));
     }
-    note('server answering');
+    // What npx installed came from the local registry alone.
+    const npxDirs = await readdir(join(npxCache, '_npx'));
+    expect(npxDirs).toHaveLength(1);
+    const installed = JSON.parse(await readFile(join(npxCache, '_npx', npxDirs[0]!, 'node_modules/.package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string; link?: boolean }> };
+    const entries = Object.entries(installed.packages);
+    expect(entries.some(([path]) => path === 'node_modules/@social-layer/server')).toBe(true);
+    for (const [path, entry] of entries) {
+      expect(entry.link, `${path} is a link`).not.toBe(true);
+      if (entry.resolved !== undefined) expect(entry.resolved.startsWith(registry.url), `${path} resolved from ${entry.resolved}`).toBe(true);
+    }
+    note(`server answering (prebuilt binary requests: ${published!.prebuilds.requests.join(', ') || 'none'})`);
     // The SDK reference the published server carries, beside the HTTP one.
     const docs = await fetch(`${base}/docs/sdk/`);
     expect(docs.status).toBe(200);
