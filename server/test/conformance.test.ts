@@ -152,7 +152,7 @@ describe('messages', () => {
     });
     const form = new FormData();
     form.set('payload_json', JSON.stringify({ content: 'a picture', attachments: [{ id: 0, description: 'a pixel' }] }));
-    form.set('files[0]', new Blob([Buffer.from(PNG.split(',')[1], 'base64')], { type: 'image/png' }), 'pixel.png');
+    form.set('files[0]', new Blob([new Uint8Array(Buffer.from(PNG.split(',')[1]!, 'base64'))], { type: 'image/png' }), 'pixel.png');
     w.attachment = (await c.req('POST', `/channels/${w.text}/messages`, { ...bot, form })).body.id;
     await c.req('PATCH', `/channels/${w.text}/messages/${w.message}`, { ...bot, body: { content: 'Hello, edited' } });
     await c.req('GET', `/channels/${w.text}/messages/${w.message}`, bot);

@@ -47,7 +47,7 @@ export class ConformanceClient {
    * default); a different one throws, since the world the later steps build on is then wrong.
    */
   async req(method: string, path: string, opts: RequestOptions = {}): Promise<Exchange> {
-    const bare = path.split('?')[0];
+    const bare = path.split('?')[0] ?? path;
     const op = this.contract.operation(method, bare);
     if (op && opts.body !== undefined && opts.raw === undefined && !opts.offDocument) this.checkRequestBody(op, opts.body, opts.refusedBody === true);
     let res = await this.send(method, path, opts);

@@ -8,7 +8,9 @@ import type { SchemaView } from './schemaView.ts';
 const COMPOSITE = ['properties', 'items', 'prefixItems', 'oneOf', 'anyOf', 'allOf', 'additionalProperties', 'not', '$ref', 'discriminator'];
 
 export function explain(contract: SchemaView, pointer: string, value: unknown, at = ''): string[] {
-  if (contract.validator(pointer)(value)) return [];
+  // A boolean, not the validator's type guard: `value` keeps its type for the walk below.
+  const valid: boolean = contract.validator(pointer)(value);
+  if (valid) return [];
   let schema = contract.resolve(`#${pointer}`);
   for (let i = 0; schema?.$ref && i < 20; i++) {
     pointer = schema.$ref.slice(1);

@@ -20,7 +20,7 @@ export function unknownFields(contract: SchemaView, pointer: string, body: unkno
 
 const ownerOf = (pointer: string) => {
   const m = /^\/components\/schemas\/([^/]+)$/.exec(pointer);
-  return m ? m[1] : 'inline';
+  return m?.[1] ?? 'inline';
 };
 
 /** Follows `$ref`s, returning the pointer of the schema that holds the content. */
