@@ -139,7 +139,7 @@ describe('developer portal: activity settings', () => {
       const dev = new PageSession(t.server.url);
       await dev.signUp('activity_dev');
       const csrf = PageSession.csrf((await dev.get('/developers')).text);
-      const created = await dev.post('/developers/applications', { csrf, name: 'Activity Game' });
+      const created = await dev.submit('/developers/applications', { csrf, name: 'Activity Game' });
       const appId = /<code class="copy" id="client-id">([^<]+)<\/code>/.exec(created.text)![1]!;
       expect((await dev.get(`/developers/applications/${appId}`)).text).toContain(`href="/developers/applications/${appId}/activities"`);
       const page = (await dev.get(`/developers/applications/${appId}/activities`)).text;

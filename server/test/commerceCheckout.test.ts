@@ -28,7 +28,7 @@ describe('checkout', () => {
     const dev = new PageSession(t.server.url);
     await dev.signUp('shop_owner');
     const csrf = PageSession.csrf((await dev.get('/developers')).text);
-    const created = await dev.post('/developers/applications', { csrf, name: 'Checkout Game' });
+    const created = await dev.submit('/developers/applications', { csrf, name: 'Checkout Game' });
     const appId = /<code class="copy" id="client-id">([^<]+)<\/code>/.exec(created.text)![1]!;
     await keepWebhookEvents(t, appId);
     const ownerId = (await t.server.store.applications.get(appId))!.owner_id!;

@@ -90,7 +90,7 @@ describe('developer portal: SKUs section', () => {
     const dev = new PageSession(t.server.url);
     await dev.signUp('sku_dev');
     const csrf = PageSession.csrf((await dev.get('/developers')).text);
-    const created = await dev.post('/developers/applications', { csrf, name: 'Store Game' });
+    const created = await dev.submit('/developers/applications', { csrf, name: 'Store Game' });
     const appId = /<code class="copy" id="client-id">([^<]+)<\/code>/.exec(created.text)![1]!;
     const page = await dev.get(`/developers/applications/${appId}`);
     expect(page.text).toContain('id="create-sku"');

@@ -19,7 +19,7 @@ describe('developer portal: interactions', () => {
     const dev = new PageSession(t.server.url);
     await dev.signUp('ix_dev');
     const csrf = PageSession.csrf((await dev.get('/developers')).text);
-    const created = await dev.post('/developers/applications', { csrf, name: 'Command Game' });
+    const created = await dev.submit('/developers/applications', { csrf, name: 'Command Game' });
     const appId = /<code class="copy" id="client-id">([^<]+)<\/code>/.exec(created.text)![1]!;
     const page = await dev.get(`/developers/applications/${appId}`);
     const key = /<code class="copy" id="interactions-public-key">([0-9a-f]{64})<\/code>/.exec(page.text)![1]!;

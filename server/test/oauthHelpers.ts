@@ -11,17 +11,18 @@ export function pkce(): { verifier: string; challenge: string } {
 
 /** A cookie jar over fetch that never follows redirects, so tests see every Location. */
 export class PageSession {
-  private cookie: string | undefined;
+  /** The browser's cookies by name (the session, and the portal's one-time secret flash). */
+  readonly cookies = new Map<string, string>();
   constructor(readonly origin: string) {}
 
-  /** The session cookie (`name=value`), a credential tests may need to look for in logs. */
+  /** The session cookie's value, a credential tests may need to look for in logs. */
   get cookieValue(): string | undefined {
-    return this.cookie?.slice(this.cookie.indexOf('=') + 1);
+    return this.cookies.get('sl_session');
   }
 
   async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>, extraHeaders: Record<string, string> = {}): Promise<{ status: number; location: string | null; text: string }> {
     const headers: Record<string, string> = {};
-    if (this.cookie) headers.cookie = this.cookie;
+    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     let body: string | undefined;
     if (form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -30,10 +31,12 @@ export class PageSession {
     }
     Object.assign(headers, extraHeaders);
     const res = await fetch(path.startsWith('http') ? path : this.origin + path, { method, headers, body, redirect: 'manual' });
-    const set = res.headers.get('set-cookie');
-    if (set) {
+    for (const set of res.headers.getSetCookie()) {
       const pair = set.split(';')[0]!;
-      this.cookie = pair.endsWith('=') ? undefined : pair;
+      const eq = pair.indexOf('=');
+      const value = pair.slice(eq + 1);
+      if (value === '' || /;\s*max-age=0\b/i.test(set)) this.cookies.delete(pair.slice(0, eq));
+      else this.cookies.set(pair.slice(0, eq), value);
     }
     return { status: res.status, location: res.headers.get('location'), text: await res.text() };
   }
@@ -43,6 +46,13 @@ export class PageSession {
   }
   post(path: string, form: Record<string, string>) {
     return this.request('POST', path, form);
+  }
+
+  /** A form as a browser sends it: the POST, then the GET of the page its 303 names. */
+  async submit(path: string, form: Record<string, string>): Promise<{ status: number; location: string | null; text: string; postStatus: number }> {
+    const posted = await this.post(path, form);
+    if (posted.status !== 303 || !posted.location) return { ...posted, postStatus: posted.status };
+    return { ...(await this.get(posted.location.split('#')[0]!)), postStatus: posted.status };
   }
 
   async signUp(login: string, password = 'correct horse battery', displayName = login): Promise<void> {

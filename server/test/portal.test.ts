@@ -30,8 +30,8 @@ async function developer(s: TestServer, login: string): Promise<PageSession> {
 async function createApp(session: PageSession, name: string): Promise<{ id: string; csrf: string; clientSecret: string; botToken: string; html: string }> {
   const list = await session.get('/developers');
   const csrf = PageSession.csrf(list.text);
-  const r = await session.post('/developers/applications', { csrf, name });
-  expect(r.status).toBe(201);
+  const r = await session.submit('/developers/applications', { csrf, name });
+  expect([r.postStatus, r.status]).toEqual([303, 200]);
   const pick = (id: string) => new RegExp(`<code class="copy" id="${id}">([^<]+)</code>`).exec(r.text)![1]!;
   return { id: pick('client-id'), csrf, clientSecret: pick('client-secret'), botToken: pick('bot-token'), html: r.text };
 }
@@ -155,8 +155,8 @@ describe('developer portal pages', () => {
   it('resets the client secret and the bot token, showing each once; the old ones stop working', async () => {
     const gus = await developer(t, 'portal_gus');
     const app = await createApp(gus, 'Gus Game');
-    const secret = await gus.post(`/developers/applications/${app.id}/oauth2`, { csrf: app.csrf, action: 'reset-secret' });
-    expect(secret.status).toBe(200);
+    const secret = await gus.submit(`/developers/applications/${app.id}/oauth2`, { csrf: app.csrf, action: 'reset-secret' });
+    expect([secret.postStatus, secret.status]).toEqual([303, 200]);
     expect(secret.text).toContain('New client secret');
     const newSecret = /<code class="copy" id="new-secret">([^<]+)<\/code>/.exec(secret.text)![1]!;
     const row = (await t.server.store.applications.get(app.id))!;
@@ -164,7 +164,9 @@ describe('developer portal pages', () => {
     expect(secretMatches(app.clientSecret, row.client_secret_hash)).toBe(false);
     expect((await gus.get(`/developers/applications/${app.id}`)).text).not.toContain(newSecret);
 
-    const token = await gus.post(`/developers/applications/${app.id}/bot`, { csrf: app.csrf, action: 'reset-token' });
+    const token = await gus.submit(`/developers/applications/${app.id}/bot`, { csrf: app.csrf, action: 'reset-token' });
+    expect([token.postStatus, token.status]).toEqual([303, 200]);
+    expect((await gus.get(`/developers/applications/${app.id}`)).text).not.toContain('id="new-secret"');
     const newToken = /<code class="copy" id="new-secret">([^<]+)<\/code>/.exec(token.text)![1]!;
     expect((await t.req('GET', '/applications/@me', { token: app.botToken, bot: true })).status).toBe(401);
     expect((await t.req('GET', '/applications/@me', { token: newToken, bot: true })).status).toBe(200);
@@ -222,6 +224,42 @@ describe('developer portal pages', () => {
     expect((await jo.get(`/developers/applications/${app.id}`)).text).toContain(`/app-icons/${app.id}/${hash}.png`);
     await jo.post(`/developers/applications/${app.id}/general`, { csrf: app.csrf, name: 'Jo Game', description: '', remove_icon: '1' });
     expect(await icon()).toBeNull();
+  });
+
+  it('answers a create with 303 and shows its secrets once, on the first GET: a replayed GET creates and shows nothing', async () => {
+    const kim = await developer(t, 'portal_prg');
+    const csrf = PageSession.csrf((await kim.get('/developers')).text);
+    const posted = await kim.post('/developers/applications', { csrf, name: 'Kim Game' });
+    expect(posted.status).toBe(303);
+    const appId = posted.location!.split('/').pop()!;
+    expect(posted.location).toBe(`/developers/applications/${appId}`);
+    // The secrets are in neither the URL nor the redirect's body.
+    expect(posted.text).not.toMatch(/[A-Za-z0-9_-]{43}/);
+    const flash = kim.cookies.get('sl_secret_flash')!;
+    expect(flash).toBeTruthy();
+
+    // The same developer signed in elsewhere (another session) cannot open it: it is sealed
+    // with the session it was made for.
+    const elsewhere = new PageSession(t.server.url);
+    expect((await elsewhere.post('/login', { login: 'portal_prg', password: 'correct horse battery' })).status).toBe(303);
+    elsewhere.cookies.set('sl_secret_flash', flash);
+    const there = await elsewhere.get(posted.location!);
+    expect([there.status, there.text.includes('id="created-secrets"')]).toEqual([200, false]);
+
+    const first = await kim.get(posted.location!);
+    const secret = /<code class="copy" id="client-secret">([^<]+)<\/code>/.exec(first.text)![1]!;
+    expect(secretMatches(secret, (await t.server.store.applications.get(appId))!.client_secret_hash)).toBe(true);
+    expect(first.text).toContain('id="bot-token"');
+    expect(flash).not.toContain(secret);
+    expect(kim.cookies.has('sl_secret_flash')).toBe(false);
+
+    const before = (await kim.get('/developers')).text.match(/data-application-id=/g)!.length;
+    const again = await kim.get(posted.location!);
+    expect(again.status).toBe(200);
+    expect(again.text).not.toContain('id="created-secrets"');
+    expect(again.text).not.toContain(secret);
+    expect((await kim.get('/developers')).text.match(/data-application-id=/g)!.length).toBe(before);
+    expect(before).toBe(1);
   });
 
   it('gives every portal route a rate budget', async () => {

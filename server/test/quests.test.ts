@@ -117,7 +117,7 @@ describe('developer portal: quests', () => {
       const dev = new PageSession(t.server.url);
       await dev.signUp('quest_dev');
       const csrf = PageSession.csrf((await dev.get('/developers')).text);
-      const created = await dev.post('/developers/applications', { csrf, name: 'Quest Game' });
+      const created = await dev.submit('/developers/applications', { csrf, name: 'Quest Game' });
       const appId = /<code class="copy" id="client-id">([^<]+)<\/code>/.exec(created.text)![1]!;
       expect((await dev.get(`/developers/applications/${appId}`)).text).toContain('id="create-quest"');
 

@@ -23,7 +23,7 @@ describe('developer portal: webhook events', () => {
     const dev = new PageSession(t.server.url);
     await dev.signUp('hook_dev');
     const csrf = PageSession.csrf((await dev.get('/developers')).text);
-    const created = await dev.post('/developers/applications', { csrf, name: 'Hook Game' });
+    const created = await dev.submit('/developers/applications', { csrf, name: 'Hook Game' });
     const appId = /<code class="copy" id="client-id">([^<]+)<\/code>/.exec(created.text)![1]!;
     const page = await dev.get(`/developers/applications/${appId}`);
     const verifyKey = /<code class="copy" id="verify-key">([0-9a-f]{64})<\/code>/.exec(page.text)![1]!;

@@ -3,7 +3,8 @@ import { questServiceFor } from '../../quests/QuestService.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { currentWebUser, pageHeaders, sameOrigin } from '../../accounts/webSession.ts';
+import { setSecretFlash, takeSecretFlash } from '../../accounts/secretFlash.ts';
+import { currentWebUser, isSecure, pageHeaders, sameOrigin } from '../../accounts/webSession.ts';
 import { imageDataUriFromBytes, MAX_ICON_BYTES } from '../../applications/applicationImages.ts';
 import { messagePage } from '../../pages/accountPages.ts';
 import { DEVELOPER_CSS, portalAppPage, portalListPage } from '../../pages/developerPortal.ts';
@@ -63,15 +64,17 @@ export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext):
     return pageHeaders(reply).send(await listView(me.user.id, me.csrf));
   });
 
-  r.post('/developers/applications', { ...pageRoute({ summary: 'Create an application (its secrets are shown once, in this response)', body: Type.Object({ csrf: FormField('The session\'s CSRF token'), name: FormField('Application name, 2 to 32 characters') }), response: { 201: HtmlPage('The new application with its client secret and bot token'), 400: HtmlPage('The list with the problems named'), 403: HtmlPage('Expired form or another origin') } }), config: WRITE }, async (req, reply) => {
+  r.post('/developers/applications', { ...pageRoute({ summary: 'Create an application (its secrets are shown once, on the page it redirects to)', body: Type.Object({ csrf: FormField('The session\'s CSRF token'), name: FormField('Application name, 2 to 32 characters') }), response: { 303: Redirect('Created: to the application\'s page, which shows its client secret and bot token this once'), 400: HtmlPage('The list with the problems named'), 403: HtmlPage('Expired form or another origin') } }), config: WRITE }, async (req, reply) => {
     const me = await signedIn(req, reply, true);
     if (!me) return reply;
     const name = (formOf(req).get('name') ?? '').slice(0, 200);
     try {
       const created = await ctx.applications.createOwned(me.user.id, name);
-      const wire = await ctx.applications.toWire(await ctx.applications.get(created.id));
-      // The secrets exist in clear only in this response: render them here rather than redirect.
-      return pageHeaders(reply).code(201).send(portalAppPage({ app: wire, csrf: me.csrf, origin: ctx.publicHttpUrl(), created: { clientSecret: created.clientSecret, botToken: created.botToken } }));
+      // Redirect, so a reload of the page that shows the secrets creates nothing; they reach it
+      // sealed in a one-time cookie (secretFlash.ts), never in the URL.
+      const to = `/developers/applications/${created.id}`;
+      setSecretFlash(reply, me.cookie, { page: to, values: { kind: 'created', clientSecret: created.clientSecret, botToken: created.botToken } }, isSecure(ctx, req));
+      return reply.redirect(to, 303);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       const error = errorLines(err.errors).join(' ') || err.message;
@@ -82,13 +85,17 @@ export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext):
   r.get('/developers/applications/:id', { schema: { params: AppParams }, config: READ }, async (req, reply) => {
     const me = await signedIn(req, reply, false);
     if (!me) return reply;
+    const flash = takeSecretFlash(req, reply, `/developers/applications/${req.params.id}`);
     const row = await ctx.applications.getOwned(req.params.id, me.user.id).catch(() => undefined);
     if (!row) return unknownApp(reply);
     const saved = (req.query as Record<string, string | undefined>).saved;
     const section = PORTAL_SECTIONS.find((s) => s.id === saved);
-    return pageHeaders(reply).send(
-      portalAppPage({ app: await ctx.applications.toWire(row), csrf: me.csrf, origin: ctx.publicHttpUrl(), ...(section ? { stateOf: section.id, state: { notice: 'Saved.' } } : {}) }),
-    );
+    const shown =
+      flash?.kind === 'created' ? { created: { clientSecret: flash.clientSecret!, botToken: flash.botToken! } }
+      : flash?.kind === 'secret' ? { stateOf: flash.section!, state: { secret: { label: flash.label!, value: flash.value! } } }
+      : section ? { stateOf: section.id, state: { notice: 'Saved.' } }
+      : {};
+    return pageHeaders(reply).send(portalAppPage({ app: await ctx.applications.toWire(row), csrf: me.csrf, origin: ctx.publicHttpUrl(), ...shown }));
   });
 
   r.post('/developers/applications/:id/:section', { schema: { params: SectionParams }, config: WRITE }, async (req, reply) => {
@@ -101,9 +108,11 @@ export function developerPortalRoutes(app: FastifyInstance, ctx: ServerContext):
     const app = await ctx.applications.toWire(row);
     try {
       const outcome = await section.submit(formOf(req), { app, applications: ctx.applications, commerce: ctx.commerce, quests: questServiceFor(ctx.store) });
-      // A secret is shown in this response only; anything else redirects, so a reload cannot resend it.
+      // Every form redirects, so a reload cannot resend it; a new secret goes to the page sealed
+      // in a one-time cookie (secretFlash.ts), never in the URL.
       if ('secret' in outcome) {
-        return pageHeaders(reply).send(portalAppPage({ app, csrf: me.csrf, origin: ctx.publicHttpUrl(), stateOf: section.id, state: outcome }));
+        setSecretFlash(reply, me.cookie, { page: `/developers/applications/${app.id}`, values: { kind: 'secret', section: section.id, ...outcome.secret } }, isSecure(ctx, req));
+        return reply.redirect(`/developers/applications/${app.id}#${section.id}`, 303);
       }
       return reply.redirect(`/developers/applications/${app.id}?saved=${section.id}#${section.id}`, 303);
     } catch (err) {
