@@ -106,6 +106,8 @@ describe('the web app in Chromium', () => {
     const lounge = await rest('POST', `/guilds/${guildId}/channels`, { name: 'Lounge', type: 4, position: 7 }, 201);
     await rest('POST', `/guilds/${guildId}/channels`, { name: 'zz-second', type: 0, parent_id: lounge.id, position: 2 }, 201);
     await rest('POST', `/guilds/${guildId}/channels`, { name: 'aa-first', type: 0, parent_id: lounge.id, position: 1 }, 201);
+    // Outside any category, so first in the sidebar; the guild still opens on #general.
+    await rest('POST', `/guilds/${guildId}/channels`, { name: 'aa-loose', type: 0 }, 201);
     await adaPage.waitForSelector('#channel-list a:has-text("aa-first")');
     const channels = (await rest('GET', `/guilds/${guildId}/channels`)) as GuildChannel[];
     const expected = channelTree(channels).flatMap((g) => [...(g.category ? [g.category.name] : []), ...g.channels.map((c) => c.name)]);
@@ -137,6 +139,9 @@ describe('the web app in Chromium', () => {
     await boPage.click('#accept-invite');
     await boPage.waitForURL(`${t.server.url}/app/guilds/${guildId}`);
     await boPage.waitForSelector('#guild-name');
+    // The guild opens on its first text channel by position, not the sidebar's first (aa-loose).
+    await expect(boPage.locator('.ui-tab[data-tab="channel"]').textContent()).resolves.toBe('#general');
+    await expect(boPage.locator('#channel-list a[aria-current="page"] .channel-name').textContent()).resolves.toBe('general');
     // On a phone one pane shows at a time: the channel first, the members under their tab.
     await expect(boPage.locator('#member-list').isVisible()).resolves.toBe(false);
     await boPage.click('.ui-tab[data-tab="members"]');
