@@ -75,7 +75,7 @@ describe('developer portal in Chromium', () => {
     const appId = (await page.textContent('#application-id'))!.trim();
     expect(appId).toMatch(/^\d{17,20}$/);
     expect((await page.textContent('#client-secret'))!.trim()).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect((await page.textContent('#bot-token'))!.trim()).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await page.textContent('#bot-token'))!.trim()).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     await shot(page, 'portal-created.png');
 
     await page.fill('#redirect-uri', redirectUri);
