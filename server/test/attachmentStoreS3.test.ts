@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // s3rver: a local S3-compatible server from the registry (works on Node 20), on loopback only.
@@ -53,6 +53,21 @@ describe.each(stores)('%s contract', (_name, make) => {
       await expect(store.get(bad)).rejects.toThrow('bad attachment key');
       await expect(store.delete(bad)).rejects.toThrow('bad attachment key');
     }
+  });
+
+  it('takes a file by path (an upload temporary file): the bytes are stored and the file is gone', async () => {
+    const store = make();
+    // 3 MiB of varied bytes: several stream chunks, so a store that mangles a streamed body shows it.
+    const bytes = Buffer.alloc(3 * 1024 * 1024);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >> 11)) & 255;
+    const file = join(tempDir(), 'upload.bin');
+    writeFileSync(file, bytes, { mode: 0o600 });
+    await store.putFile('111/444', file);
+    expect((await store.get('111/444'))?.equals(bytes)).toBe(true);
+    expect(existsSync(file)).toBe(false);
+    writeFileSync(file, 'x');
+    await expect(store.putFile('../444', file)).rejects.toThrow('bad attachment key');
+    await store.delete('111/444');
   });
 });
 

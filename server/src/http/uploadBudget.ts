@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { removeRequestTempDir } from './uploadTempFiles.ts';
 
 /**
- * One process-wide budget of upload bytes held in memory at once. Message and interaction uploads
- * are read into memory before they are stored (up to 10 files of 10 MiB per request), after the
- * caller was authorized to upload there; without a budget, many such requests at once exhaust the
- * process. A request takes bytes as its file chunks arrive and gives them all back when its
- * response has been sent or its client went away; a request that would go past the budget is
+ * One process-wide budget of upload bytes in flight at once. Message and interaction uploads are
+ * written to a per-request temporary folder as they arrive (up to 10 files of 10 MiB per request,
+ * more with boost and paid levels), after the caller was authorized to upload there, and stay
+ * there until the request is answered; without a budget, many such requests at once fill the disk.
+ * A request takes bytes as its file chunks arrive and gives them all back when its response has been sent or its client went away; a request that would go past the budget is
  * answered 503 with Retry-After, and nothing of it is stored.
  */
 export class UploadBudget {
@@ -56,7 +57,8 @@ export function releaseUploadBytes(req: FastifyRequest): void {
 }
 
 /**
- * Gives each request's bytes back once its answer is sent, or its client is gone. And an answer
+ * Gives each request's bytes back, and removes its temporary upload folder (what the attachment
+ * store did not take), once its answer is sent or its client is gone. And an answer
  * sent before the request's body was read (an upload refused before it is read) says
  * `Connection: close`: the unread rest would otherwise meet the client's next request on that
  * connection, which then fails with a reset.
@@ -66,6 +68,10 @@ export function installUploadBudget(app: FastifyInstance): void {
     if (!req.raw.complete) void reply.header('connection', 'close');
     return payload;
   });
-  app.addHook('onResponse', async (req) => releaseUploadBytes(req));
-  app.addHook('onRequestAbort', async (req) => releaseUploadBytes(req));
+  const done = async (req: FastifyRequest): Promise<void> => {
+    releaseUploadBytes(req);
+    await removeRequestTempDir(req);
+  };
+  app.addHook('onResponse', done);
+  app.addHook('onRequestAbort', done);
 }

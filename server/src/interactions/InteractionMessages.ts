@@ -43,8 +43,8 @@ export interface PreparedMessage {
 }
 
 type Obj = Record<string, unknown>;
-/** One uploaded file of a multipart callback, follow-up or edit. */
-export interface Upload { index: number; filename: string; contentType: string; data: Buffer }
+/** One uploaded file of a multipart callback, follow-up or edit: `size` bytes in a temporary file at `path`, which the attachment store takes (putFile). */
+export interface Upload { index: number; filename: string; contentType: string; size: number; path: string }
 /** What a write needs read before its transaction. */
 type Pre = { meta: Obj; interaction: Obj; users: Awaited<ReturnType<Store['users']['getMany']>>; mentions: { users: string[]; roles: string[] } };
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -73,7 +73,7 @@ export function prepareMessage(body: unknown, opts: { prefix: (string | number)[
   if (Array.isArray(components) && components.length > 0) checkComponents(components, flags as number);
   const uploads = opts.uploads ?? [];
   if (uploads.length > MAX_ATTACHMENTS) throw new ApiError(400, 50035, 'Invalid Form Body', { files: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MAX_ATTACHMENTS} or fewer in length.` }] } } as never);
-  for (const u of uploads) if (u.data.length > MAX_ATTACHMENT_BYTES) throw new ApiError(413, 40005, 'Request entity too large');
+  for (const u of uploads) if (u.size > MAX_ATTACHMENT_BYTES) throw new ApiError(413, 40005, 'Request entity too large');
   if (!opts.partial && (content as string).trim() === '' && embeds.length === 0 && components.length === 0 && !poll && uploads.length === 0) throw new ApiError(400, 50006, 'Cannot send an empty message');
   const allowed = isObj(b.allowed_mentions) ? (b.allowed_mentions as PreparedMessage['allowedMentions']) : undefined;
   const attachmentMeta = Array.isArray(b.attachments) ? (b.attachments as PreparedMessage['attachmentMeta']) : undefined;
@@ -111,8 +111,8 @@ export class InteractionMessages {
       const meta = m.attachmentMeta?.find((a) => String(a.id) === String(f.index));
       const filename = cleanFilename(meta?.filename ?? f.filename);
       const spoiler = meta?.is_spoiler === true || filename.startsWith('SPOILER_');
-      const a: StoredAttachment = { id: this.store.ids.next(), filename, ...(meta?.description ? { description: meta.description } : {}), content_type: f.contentType, size: f.data.length, ...(spoiler ? { flags: ATTACHMENT_IS_SPOILER } : {}) };
-      await this.files.put(`${channelId}/${a.id}`, f.data);
+      const a: StoredAttachment = { id: this.store.ids.next(), filename, ...(meta?.description ? { description: meta.description } : {}), content_type: f.contentType, size: f.size, ...(spoiler ? { flags: ATTACHMENT_IS_SPOILER } : {}) };
+      await this.files.putFile(`${channelId}/${a.id}`, f.path);
       out.push(a);
     }
     return out;

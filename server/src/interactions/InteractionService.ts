@@ -369,6 +369,8 @@ export class InteractionService {
         files.forEach((f, k) => {
           if (!f) errs.add(['data', 'components', input.custom_id, k], 'BASE_TYPE_REQUIRED', `No file files[${refs[k]}] in the request.`);
           else if (!fileTypeAllowed(input.file_types, f.filename, f.contentType)) errs.add(['data', 'components', input.custom_id, k], 'FILE_TYPE_NOT_ALLOWED', `${f.filename} is not a type this field takes.`);
+          // Storing moves an upload's temporary file into the store: one file, one attachment.
+          else if (used.has(f.index)) errs.add(['data', 'components', input.custom_id, k], 'BASE_TYPE_CHOICES', `files[${refs[k]}] already belongs to a File Upload field.`);
           else used.add(f.index);
         });
         plan.push({ input, files: files.filter((f): f is Upload => !!f) });

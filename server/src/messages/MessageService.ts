@@ -198,7 +198,7 @@ export class MessageService {
     if (uploads.length > 0 && !has(perms, Permission.AttachFiles)) throw E.missingPermissions();
     if (uploads.length > 0 && !this.files) throw new ApiError(400, 50035, 'Attachments are not configured on this server');
     const sizeLimit = uploads.length > 0 ? await attachmentSizeLimitFor(this.store, { guildId: channel.guild_id, userId: caller.userId }) : 0;
-    for (const f of uploads) if (f.data.length > sizeLimit) throw new ApiError(413, 40005, 'Request entity too large');
+    for (const f of uploads) if (f.size > sizeLimit) throw new ApiError(413, 40005, 'Request entity too large');
     if (forwarding) {
       // A forward is the snapshot alone: nothing of its own beside the reference.
       if (content !== '' || embeds.length > 0 || components.length > 0 || uploads.length > 0 || poll) throw E.invalidForm(['content'], 'BASE_TYPE_BAD_LENGTH', 'A forwarded message cannot have content, embeds or components.');
@@ -215,7 +215,7 @@ export class MessageService {
         filename,
         ...(meta?.description ? { description: meta.description } : {}),
         content_type: f.contentType,
-        size: f.data.length,
+        size: f.size,
         ...(spoiler ? { flags: ATTACHMENT_IS_SPOILER } : {}),
       };
     });
@@ -283,7 +283,7 @@ export class MessageService {
     };
 
     // The bytes first: a message never names a file that is not there. A failed insert removes them.
-    for (const [i, a] of attachments.entries()) await this.files!.put(`${channel.id}/${a.id}`, uploads[i]!.data);
+    for (const [i, a] of attachments.entries()) await this.files!.putFile(`${channel.id}/${a.id}`, uploads[i]!.path);
     const dropFiles = () => Promise.all(attachments.map((a) => this.files!.delete(`${channel.id}/${a.id}`)));
     let row: ChannelMessagesTable | undefined;
     for (let attempt = 0; attempt < 3 && !row; attempt++) {

@@ -11,8 +11,9 @@ export const GUILD_TIER_LIMITS: readonly number[] = [MAX_ATTACHMENT_BYTES, MAX_A
 
 /**
  * Upload size per file by the user's paid level (`premium_type`: 1 classic, 2 full, 3 basic). The
- * public full level allows 500 MB; ours stops at 100 MiB because an upload is held in memory until
- * it is stored (under the process's upload budget, http/uploadBudget.ts). An upload must also
+ * public full level allows 500 MB; ours stops at 100 MiB because an upload counts against the
+ * process's upload budget (http/uploadBudget.ts, 256 MiB by default) in its temporary file until it
+ * is stored. An upload must also
  * arrive within the HTTP request timeout (20 s, http/connectionLimits.ts), which on a slow link
  * holds the size a player can really send below these.
  */

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** 10 MiB per attachment by default (issue 11), checked per file. */
@@ -21,9 +21,11 @@ export interface StoredAttachment {
   flags?: number;
 }
 
-/** Where attachment bytes live: the data folder by default (an S3-compatible bucket is not built yet). */
+/** Where attachment bytes live: the data folder by default, or an S3-compatible bucket (s3AttachmentStore.ts). */
 export interface AttachmentStore {
   put(key: string, data: Buffer): Promise<void>;
+  /** Stores the file at `path` (an upload's temporary file) under `key` and removes it from `path`: its bytes are never read into memory whole. */
+  putFile(key: string, path: string): Promise<void>;
   get(key: string): Promise<Buffer | undefined>;
   delete(key: string): Promise<void>;
 }
@@ -41,6 +43,20 @@ export class FsAttachmentStore implements AttachmentStore {
     const p = this.path(key);
     await mkdir(dirname(p), { recursive: true });
     await writeFile(p, data, { mode: 0o600 });
+  }
+
+  async putFile(key: string, path: string): Promise<void> {
+    const p = this.path(key);
+    await mkdir(dirname(p), { recursive: true });
+    try {
+      await rename(path, p);
+    } catch (err) {
+      // The temporary folder is on another filesystem: copy, then remove the original.
+      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+      await copyFile(path, p);
+      await chmod(p, 0o600);
+      await rm(path, { force: true });
+    }
   }
 
   async get(key: string): Promise<Buffer | undefined> {

@@ -5,12 +5,13 @@ import type { ChannelMessagesTable, ChannelMessageRepo } from '../storage/Channe
 import type { GuildChannelsTable } from '../storage/guildSchema.ts';
 import type { Store } from '../storage/Store.ts';
 
-/** One uploaded file of a multipart Create Message (`files[n]`). */
+/** One uploaded file of a multipart Create Message (`files[n]`): `size` bytes in a temporary file at `path`, which the attachment store takes (putFile). */
 export interface UploadedFile {
   index: number;
   filename: string;
   contentType: string;
-  data: Buffer;
+  size: number;
+  path: string;
 }
 
 export interface MessageServiceOptions {

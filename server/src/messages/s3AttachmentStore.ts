@@ -1,3 +1,5 @@
+import { createReadStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type { AttachmentStore } from './attachments.ts';
 
@@ -25,7 +27,10 @@ export class S3AttachmentStore implements AttachmentStore {
   private readonly client: Promise<S3Client>;
 
   constructor(private readonly options: S3AttachmentOptions) {
-    const config: S3ClientConfig = { region: options.region ?? 'us-east-1' };
+    // Checksums only where an operation requires one: by default the SDK sends a streamed upload
+    // (putFile) as aws-chunked with a trailing checksum, which S3-compatible servers without that
+    // encoding store as the object's bytes.
+    const config: S3ClientConfig = { region: options.region ?? 'us-east-1', requestChecksumCalculation: 'WHEN_REQUIRED' };
     if (options.endpoint) {
       config.endpoint = options.endpoint;
       // Most self-hosted S3 servers have no per-bucket DNS names.
@@ -44,6 +49,20 @@ export class S3AttachmentStore implements AttachmentStore {
   async put(key: string, data: Buffer): Promise<void> {
     const { PutObjectCommand } = await loadSdk();
     await (await this.client).send(new PutObjectCommand({ Bucket: this.options.bucket, Key: this.key(key), Body: data, ContentLength: data.length }));
+  }
+
+  async putFile(key: string, path: string): Promise<void> {
+    const { PutObjectCommand } = await loadSdk();
+    const k = this.key(key);
+    const { size } = await stat(path);
+    // A read stream with its length: the file goes to the bucket without being held in memory.
+    const body = createReadStream(path);
+    try {
+      await (await this.client).send(new PutObjectCommand({ Bucket: this.options.bucket, Key: k, Body: body, ContentLength: size }));
+    } finally {
+      body.destroy();
+    }
+    await rm(path, { force: true });
   }
 
   async get(key: string): Promise<Buffer | undefined> {

@@ -127,8 +127,8 @@ function withoutNulls<B extends Record<string, unknown>>(body: B): { [K in keyof
 }
 
 /** Reads a multipart Create Message (the shared reader, with `content` as a plain field too): `payload_json` checked like the JSON body, and each `files[n]`. */
-async function readUpload(req: FastifyRequest, maxFileBytes: number): Promise<{ payload: Static<typeof CreateBody>; files: UploadedFile[] }> {
-  const { body, files } = await readMultipartBody(req, { contentField: true, maxFileBytes });
+async function readUpload(req: FastifyRequest, maxFileBytes: number, tempDir: string | undefined): Promise<{ payload: Static<typeof CreateBody>; files: UploadedFile[] }> {
+  const { body, files } = await readMultipartBody(req, { contentField: true, maxFileBytes, ...(tempDir ? { tempDir } : {}) });
   return { payload: parseWith(CreateBody, body), files };
 }
 
@@ -177,7 +177,7 @@ export function channelMessageRoutes(app: FastifyInstance, ctx: ServerContext): 
       config: { rateLimit: MESSAGE_WRITE },
     }, async (req) => {
       const caller = await messageCaller(req, ctx);
-      const upload = req.isMultipart() ? await readUpload(req, await s.mayUpload(caller, req.params.channel_id)) : undefined;
+      const upload = req.isMultipart() ? await readUpload(req, await s.mayUpload(caller, req.params.channel_id), ctx.dataDir) : undefined;
       const { embed, ...body } = withoutNulls(upload ? upload.payload : (req.body ?? {}));
       // `embed` (singular) is the deprecated form of `embeds`.
       const embeds = body.embeds ?? (embed ? [embed] : undefined);

@@ -33,8 +33,8 @@ const TokenParams = Type.Object({ applicationId: Type.String({ maxLength: 20 }),
 const TokenMessageParams = Type.Object({ applicationId: Type.String({ maxLength: 20 }), token: Type.String({ maxLength: 200 }), messageId: Type.String({ maxLength: 20 }) });
 
 /** The body and files of a token route or an invoke (the shared multipart reader). */
-async function bodyAndFiles(req: FastifyRequest): Promise<{ body: unknown; uploads: Upload[] }> {
-  const { body, files } = await readMultipartBody(req);
+async function bodyAndFiles(req: FastifyRequest, tempDir: string | undefined): Promise<{ body: unknown; uploads: Upload[] }> {
+  const { body, files } = await readMultipartBody(req, tempDir ? { tempDir } : {});
   return { body, uploads: files };
 }
 
@@ -86,7 +86,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: ServerContext): voi
       config: INVOKE,
     }, async (req) => {
       const who = await invoker(req, ctx);
-      const { body, uploads } = await bodyAndFiles(req);
+      const { body, uploads } = await bodyAndFiles(req, ctx.dataDir);
       return s.invoke(who, parseWith(InvokeBody, body) as never, uploads);
     });
     m.post('/api/v10/interactions/:interactionId/:token/callback', {
@@ -104,7 +104,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: ServerContext): voi
     }, async (req, reply) => {
       // The token first (one indexed read): a bad token never gets its upload buffered.
       await s.checkCallbackToken(req.params.interactionId, req.params.token);
-      const { body, uploads } = await bodyAndFiles(req);
+      const { body, uploads } = await bodyAndFiles(req, ctx.dataDir);
       const out = await s.callback(req.params.interactionId, req.params.token, body, isTrue(req.query.with_response), uploads);
       if ((body as { type?: unknown } | undefined)?.type === CallbackType.PremiumRequired) {
         // Deprecated, still served: said to the caller and in the log. `true` as the Deprecation
@@ -120,7 +120,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: ServerContext): voi
       config: CALLBACK,
     }, async (req, reply) => {
       await s.checkWebhookToken(req.params.applicationId, req.params.token);
-      const { body, uploads } = await bodyAndFiles(req);
+      const { body, uploads } = await bodyAndFiles(req, ctx.dataDir);
       const m = await s.followup(req.params.applicationId, req.params.token, body, uploads);
       return req.query.wait !== undefined && isTrue(req.query.wait) ? reply.code(200).send(m) : reply.code(204).send();
     });
@@ -129,7 +129,7 @@ export function interactionRoutes(app: FastifyInstance, ctx: ServerContext): voi
       config: CALLBACK,
     }, async (req) => {
       await s.checkWebhookToken(req.params.applicationId, req.params.token);
-      const { body, uploads } = await bodyAndFiles(req);
+      const { body, uploads } = await bodyAndFiles(req, ctx.dataDir);
       return s.editMessage(req.params.applicationId, req.params.token, req.params.messageId, body, uploads);
     });
   });
