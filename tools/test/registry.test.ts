@@ -3,12 +3,12 @@
  * published to a local registry (Verdaccio on loopback); in an empty folder outside the
  * repository, `npm create @social-layer/game` writes a game for each engine against that registry
  * alone; each installs and builds; the Phaser game's `npm start -- --port N` starts
- * `@social-layer/server` from the same registry (npx) on that port, serving the games; two
- * headless Chromium players of the Phaser game meet in a lobby and chat. No `file:` link anywhere: every package the games and
+ * `@social-layer/server` from the same registry (npx) on that port, serving the games; in one
+ * headless Chromium, two players of each game meet in a lobby and chat. No `file:` link anywhere: every package the games and
  * the server install resolves to the local registry.
  *
- * Heavy (three game installs through the registry, the server's install): the two 3D games are
- * installed, built and served; the browser part runs on one. better-sqlite3's prebuilt binary
+ * Heavy (three game installs through the registry, the server's install); the three games' players
+ * share one browser and play at the same time. better-sqlite3's prebuilt binary
  * comes from a loopback mirror (testing/prebuildMirror.ts) instead of a compile from source.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -18,11 +18,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLISHED_PACKAGES, readManifest } from '../src/release/packages.ts';
-import { launchChromium } from '../testing/chromium.ts';
-import { waitReady, watchErrors } from '../testing/sampleServer.ts';
+import { launchChromium, WEBGL_ARGS } from '../testing/chromium.ts';
+import { twoGuestsChat } from '../testing/gameChat.ts';
 import { checkRegistryOnly as checkLockfile, startPublishedRegistry, type PublishedRegistry } from '../testing/publishedRegistry.ts';
 import { freePort, type LocalRegistry } from '../testing/verdaccio.ts';
 
@@ -136,7 +136,7 @@ describe('publishing to a registry and starting from it', () => {
     }
   }, 1_200_000);
 
-  it("the game's npm start runs the server from the registry (npx) on the port given with -- --port, serving the games; two Chromium players of the Phaser game meet in a lobby and chat", async () => {
+  it("the game's npm start runs the server from the registry (npx) on the port given with -- --port, serving the games; in Chromium two players of each game (Phaser, Babylon.js, PlayCanvas) meet in a lobby and chat", async () => {
     // npm start as the game's README says, on a free port: `npx --yes @social-layer/server@^x
     // start --dev --games ..`. npx installs the server into its own cache: a cache of this run, so
     // an earlier run's install of the same version (other bytes) is not reused.
@@ -181,31 +181,17 @@ describe('publishing to a registry and starting from it', () => {
       expect(await page.text()).toContain(`<title>my-${engine}-game</title>`);
     }
 
-    browser = await launchChromium();
+    // One browser; the three games' pairs of guests in parallel (each pair in contexts of its own).
+    browser = await launchChromium(WEBGL_ARGS);
     const errors: string[] = [];
-    const open = async (name: string, url: string): Promise<Page> => {
-      const context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
-      const page = await context.newPage();
-      watchErrors(page, name, errors);
-      await page.goto(url);
-      return page;
-    };
-    const a = await open('A', `${base}/games/my-phaser-game/`);
-    const infoA = await waitReady(a, errors);
-    const b = await open('B', a.url());
-    const infoB = await waitReady(b, errors);
-    expect(infoB.userId).not.toBe(infoA.userId);
-    expect(infoB.lobbyId).toBe(infoA.lobbyId);
-
-    const text = `hello from a registry install ${Date.now()}`;
-    await a.locator('.sl-chat-input').fill(text);
-    await a.locator('.sl-chat-input').press('Enter');
-    const received = b.locator('.sl-chat-message', { hasText: text });
-    await received.waitFor({ timeout: 30_000 });
-    expect(await received.getAttribute('data-author-id')).toBe(infoA.userId);
-    await a.screenshot({ path: join(RESULTS_DIR, 'registry-phaser-player-a.png') });
-    await b.screenshot({ path: join(RESULTS_DIR, 'registry-phaser-player-b.png') });
+    await Promise.all(
+      ENGINES.map(async (engine) => {
+        const { a, b } = await twoGuestsChat(browser!, engine, `${base}/games/my-${engine}-game/`, errors);
+        await a.page.screenshot({ path: join(RESULTS_DIR, `registry-${engine}-player-a.png`) });
+        await b.page.screenshot({ path: join(RESULTS_DIR, `registry-${engine}-player-b.png`) });
+        note(`${engine}: two players met and chatted`);
+      }),
+    );
     expect(errors).toEqual([]);
-    note('two players met and chatted');
   }, 900_000);
 });
