@@ -113,4 +113,20 @@ describe('uploads stream to the attachment store', () => {
     const stored = existsSync(join(dataDir, 'attachments', textId)) ? readdirSync(join(dataDir, 'attachments', textId)) : [];
     expect(stored.length).toBe(10);
   });
+
+  it('a client that goes away mid-upload leaves no temporary file', async () => {
+    const boundary = 'goneboundary';
+    const url = new URL(`${t.api}/channels/${textId}/messages`);
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${web}`, 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    req.on('error', () => undefined);
+    const write = (b: Buffer | string) => new Promise<void>((done) => req.write(b, () => done()));
+    await write(`--${boundary}\r\ncontent-disposition: form-data; name="files[0]"; filename="half.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`);
+    const chunk = Buffer.alloc(MiB, 3);
+    // Until the server has started writing the file, then the connection is dropped.
+    const until = Date.now() + 10_000;
+    while (tempLeft().length === 0 && Date.now() < until) await write(chunk);
+    expect(tempLeft().length).toBeGreaterThan(0);
+    req.destroy();
+    await noTempLeft();
+  });
 });
