@@ -21,12 +21,12 @@ export function voiceRegionRoutes(app: FastifyInstance, ctx: ServerContext): voi
 
   r.get('/api/v10/voice/regions', { schema: { summary: 'List Voice Regions', response: { 200: Type.Array(VoiceRegion) } }, config: { rateLimit: GUILD_READ } }, async (req) => {
     await authenticate(req, ctx.store);
-    return VOICE_REGIONS;
+    return [...VOICE_REGIONS];
   });
 
   r.get('/api/v10/guilds/:guild_id/regions', { schema: { summary: 'List Guild Voice Regions', params: Type.Object({ guild_id: Type.String() }), response: { 200: Type.Array(VoiceRegion) } }, config: { rateLimit: GUILD_READ } }, async (req) => {
     const caller = await guildCaller(req, ctx);
     await viewGuild(ctx.store, req.params.guild_id, caller.userId);
-    return VOICE_REGIONS;
+    return [...VOICE_REGIONS];
   });
 }
