@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, WEBGL_ARGS } from '../testing/chromium.ts';
-import { waitReady, watchErrors } from '../testing/sampleServer.ts';
+import { chatLineAuthor, joinGame, say } from '../testing/gameChat.ts';
 import { freePort } from '../testing/verdaccio.ts';
 
 const run = promisify(execFile);
@@ -136,23 +136,14 @@ describe('npm run scaffold, the game outside the checkout', () => {
     browser = await launchChromium(WEBGL_ARGS);
     await mkdir(RESULTS_DIR, { recursive: true });
     for (const { engine, name, title } of GAMES) {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const errors: string[] = [];
+      const { context, page, info } = await joinGame(browser, engine, `${base}/games/${name}/`, errors);
       try {
-        const page = await context.newPage();
-        watchErrors(page, engine, errors);
-        await page.goto(`${base}/games/${name}/`);
-        const info = await waitReady(page, errors);
-        expect(info.userId).toMatch(/^\d+$/);
-        expect(info.lobbyId).toMatch(/^\d+$/);
         expect(await page.title()).toBe(title);
         expect(await page.locator('header h1').textContent()).toBe(title);
         const text = `hello from ${name} ${Date.now()}`;
-        await page.locator('.sl-chat-input').fill(text);
-        await page.locator('.sl-chat-input').press('Enter');
-        const said = page.locator('.sl-chat-message', { hasText: text });
-        await said.waitFor({ timeout: 30_000 });
-        expect(await said.getAttribute('data-author-id')).toBe(info.userId);
+        await say(page, text);
+        expect(await chatLineAuthor(page, text)).toBe(info.userId);
         await page.screenshot({ path: join(RESULTS_DIR, `scaffold-outside-${engine}.png`) });
         expect(errors).toEqual([]);
       } finally {
