@@ -35,7 +35,8 @@ describe('voice call claims on PostgreSQL + Redis', () => {
     const [a, b] = nodes as [TestServer, TestServer];
     const endpointA = `127.0.0.1:${a.server.port}/voice`;
     // Node B asks Redis for a call's owner as soon as the first state of the call reaches it.
-    const bStates = b.server.voice.states as unknown as { applySet(callKey: string, st: unknown): unknown };
+    // The cluster half of the voice states (VoiceClusterSync) applies what other nodes stored.
+    const bStates = (b.server.voice.states as unknown as { sync: { applySet(callKey: string, st: unknown): unknown } }).sync;
     const applySet = bStates.applySet.bind(bStates);
     const ownerAtFirstSight = new Map<string, Promise<unknown>>();
     bStates.applySet = (callKey, st) => {
