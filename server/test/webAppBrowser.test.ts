@@ -140,6 +140,8 @@ describe('the web app in Chromium', () => {
     await boPage.waitForURL(`${t.server.url}/app/guilds/${guildId}`);
     await boPage.waitForSelector('#guild-name');
     // The guild opens on its first text channel by position, not the sidebar's first (aa-loose).
+    // Waited for: the channel's tab is filled in once the channel has loaded.
+    await boPage.waitForFunction(() => (document.querySelector('#channel-list a[aria-current="page"] .channel-name')?.textContent ?? '') !== '', undefined, { timeout: 30_000 });
     await expect(boPage.locator('.ui-tab[data-tab="channel"]').textContent()).resolves.toBe('#general');
     await expect(boPage.locator('#channel-list a[aria-current="page"] .channel-name').textContent()).resolves.toBe('general');
     // On a phone one pane shows at a time: the channel first, the members under their tab.
