@@ -14,9 +14,13 @@ const NARROW_PX = 600;
 
 /** A rectangle in page (viewport) coordinates, as `getBoundingClientRect` gives. */
 export interface PageRect {
+  /** Left edge, in CSS pixels from the viewport's left. */
   x: number;
+  /** Top edge, in CSS pixels from the viewport's top. */
   y: number;
+  /** Width in CSS pixels. */
   width: number;
+  /** Height in CSS pixels. */
   height: number;
 }
 
