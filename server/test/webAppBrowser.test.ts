@@ -109,6 +109,7 @@ describe('the web app in Chromium', () => {
     // Outside any category, so first in the sidebar; the guild still opens on #general.
     await rest('POST', `/guilds/${guildId}/channels`, { name: 'aa-loose', type: 0 }, 201);
     await adaPage.waitForSelector('#channel-list a:has-text("aa-first")');
+    await adaPage.waitForSelector('#channel-list a:has-text("aa-loose")');
     const channels = (await rest('GET', `/guilds/${guildId}/channels`)) as GuildChannel[];
     const expected = channelTree(channels).flatMap((g) => [...(g.category ? [g.category.name] : []), ...g.channels.map((c) => c.name)]);
     const shown = await adaPage.locator('#channel-list .channel-category, #channel-list .channel-name').allTextContents();
